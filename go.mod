@@ -1,0 +1,11 @@
+module github.com/astral-engine/astral
+
+go 1.26.0
+
+require (
+	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.50.0
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -1,0 +1,38 @@
+//go:build !noasm
+
+package kernel
+
+import (
+	"github.com/klauspost/cpuid/v2"
+)
+
+//go:noescape
+func scan384AVX2(qp *float32, recs *byte, n int, out *float32)
+
+//go:noescape
+func scanAVX2(qp *float32, dim int, recs *byte, stride int, n int, out *float32)
+
+//go:noescape
+func batchAVX2(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32)
+
+//go:noescape
+func readSumAVX2(p *byte, n int) uint64
+
+func init() {
+	if !cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3, cpuid.F16C) {
+		return
+	}
+	register(&Impl{
+		Name: "avx2",
+		scan: func(qp []float32, dim int, recs []byte, stride int, out []float32) {
+			scanAVX2(&qp[0], dim, &recs[0], stride, len(out), &out[0])
+		},
+		scan384: func(qp []float32, recs []byte, out []float32) {
+			scan384AVX2(&qp[0], &recs[0], len(out), &out[0])
+		},
+		batch: func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32) {
+			batchAVX2(&qps[0], nq, dim/GroupLen, &recs[0], stride, len(out)/nq, &scratch[0], &out[0])
+		},
+		readSum: func(p []byte) uint64 { return readSumAVX2(&p[0], len(p)) },
+	})
+}

@@ -1,0 +1,277 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// Register use in every kernel: Y0-Y7 are the 8 canonical accumulators
+// (half-block h goes to Y(h mod 8)), Y15 holds 0xff00 in every 16-bit word,
+// X8-X10 are temporaries.
+
+// PF is how far ahead (bytes) the fixed-384 scan prefetches: 4 records.
+#define PF 1536
+
+// MASK sets Y15 to 0xff00 per word without a constant in memory.
+#define MASK VPCMPEQB Y15, Y15, Y15; VPSLLW $8, Y15, Y15
+
+#define ZERO VXORPS Y0, Y0, Y0; VXORPS Y1, Y1, Y1; VXORPS Y2, Y2, Y2; VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; VXORPS Y5, Y5, Y5; VXORPS Y6, Y6, Y6; VXORPS Y7, Y7, Y7
+
+// BLOCK scores 16 E5M2 bytes at roff(SI) against the laid-out query at
+// qoff(DI). Shifting each word left by 8 puts the even bytes in binary16
+// position and masking keeps the odd ones, both without a shuffle uop.
+#define BLOCK(roff, qoff, accE, accO) \
+	VMOVDQU roff(SI), X8; \
+	VPSLLW $8, X8, X9; \
+	VPAND X15, X8, X10; \
+	VCVTPH2PS X9, Y9; \
+	VCVTPH2PS X10, Y10; \
+	VFMADD231PS qoff(DI), Y9, accE; \
+	VFMADD231PS (qoff+32)(DI), Y10, accO
+
+// GROUP is 4 blocks: 64 bytes, one pass over all 8 accumulators.
+#define GROUP \
+	BLOCK(0, 0, Y0, Y1); \
+	BLOCK(16, 64, Y2, Y3); \
+	BLOCK(32, 128, Y4, Y5); \
+	BLOCK(48, 192, Y6, Y7)
+
+// REDUCE folds the accumulators into X0 in the canonical tree (doc.go).
+#define REDUCE \
+	VADDPS Y1, Y0, Y0; VADDPS Y3, Y2, Y2; VADDPS Y5, Y4, Y4; VADDPS Y7, Y6, Y6; \
+	VADDPS Y2, Y0, Y0; VADDPS Y6, Y4, Y4; VADDPS Y4, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; VADDPS X1, X0, X0; \
+	VMOVHLPS X0, X0, X1; VADDPS X1, X0, X0; \
+	VMOVSHDUP X0, X1; VADDSS X1, X0, X0
+
+// func scan384AVX2(qp *float32, recs *byte, n int, out *float32)
+// Requires: qp holds 384 laid-out values; recs holds n records 384 bytes apart.
+TEXT ·scan384AVX2(SB), NOSPLIT, $0-32
+	MOVQ qp+0(FP), DI
+	MOVQ recs+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ out+24(FP), DX
+	MASK
+	TESTQ CX, CX
+	JZ   done384
+
+loop384:
+	ZERO
+	PREFETCHT0 (PF+0)(SI)
+	BLOCK(0, 0, Y0, Y1)
+	BLOCK(16, 64, Y2, Y3)
+	BLOCK(32, 128, Y4, Y5)
+	BLOCK(48, 192, Y6, Y7)
+	PREFETCHT0 (PF+64)(SI)
+	BLOCK(64, 256, Y0, Y1)
+	BLOCK(80, 320, Y2, Y3)
+	BLOCK(96, 384, Y4, Y5)
+	BLOCK(112, 448, Y6, Y7)
+	PREFETCHT0 (PF+128)(SI)
+	BLOCK(128, 512, Y0, Y1)
+	BLOCK(144, 576, Y2, Y3)
+	BLOCK(160, 640, Y4, Y5)
+	BLOCK(176, 704, Y6, Y7)
+	PREFETCHT0 (PF+192)(SI)
+	BLOCK(192, 768, Y0, Y1)
+	BLOCK(208, 832, Y2, Y3)
+	BLOCK(224, 896, Y4, Y5)
+	BLOCK(240, 960, Y6, Y7)
+	PREFETCHT0 (PF+256)(SI)
+	BLOCK(256, 1024, Y0, Y1)
+	BLOCK(272, 1088, Y2, Y3)
+	BLOCK(288, 1152, Y4, Y5)
+	BLOCK(304, 1216, Y6, Y7)
+	PREFETCHT0 (PF+320)(SI)
+	BLOCK(320, 1280, Y0, Y1)
+	BLOCK(336, 1344, Y2, Y3)
+	BLOCK(352, 1408, Y4, Y5)
+	BLOCK(368, 1472, Y6, Y7)
+	REDUCE
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ $384, SI
+	DECQ CX
+	JNZ  loop384
+
+done384:
+	VZEROUPPER
+	RET
+
+// func scanAVX2(qp *float32, dim int, recs *byte, stride int, n int, out *float32)
+// Requires: qp holds LayoutLen(dim) laid-out values; record i starts at
+// recs+i*stride and has dim readable bytes (any dim >= 1: the last partial
+// group is copied to a zeroed stack buffer, so nothing past dim is read).
+TEXT ·scanAVX2(SB), NOSPLIT, $64-48
+	MOVQ dim+8(FP), R9
+	MOVQ R9, R10
+	SHRQ $6, R9  // whole groups
+	ANDQ $63, R10 // bytes in the last partial group
+	MOVQ recs+16(FP), R11
+	MOVQ n+32(FP), CX
+	MOVQ out+40(FP), DX
+	MASK
+	TESTQ CX, CX
+	JZ   doneG
+
+recordG:
+	ZERO
+	MOVQ R11, SI
+	MOVQ qp+0(FP), DI
+	MOVQ R9, BX
+	TESTQ BX, BX
+	JZ   tailG
+
+groupG:
+	PREFETCHT0 1024(SI)
+	GROUP
+	ADDQ $64, SI
+	ADDQ $256, DI
+	DECQ BX
+	JNZ  groupG
+
+tailG:
+	TESTQ R10, R10
+	JZ   reduceG
+	VPXOR Y8, Y8, Y8
+	VMOVDQU Y8, 0(SP)
+	VMOVDQU Y8, 32(SP)
+	XORQ AX, AX
+
+copyG:
+	MOVBLZX (SI)(AX*1), R12
+	MOVB R12B, (SP)(AX*1)
+	INCQ AX
+	CMPQ AX, R10
+	JB   copyG
+	LEAQ 0(SP), SI
+	GROUP
+
+reduceG:
+	REDUCE
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ stride+24(FP), R11
+	DECQ CX
+	JNZ  recordG
+
+doneG:
+	VZEROUPPER
+	RET
+
+// DECODE writes the 16 components of the block at roff(SI) to qoff(R13) in
+// the canonical lane order (evens, then odds).
+#define DECODE(roff, qoff) \
+	VMOVDQU roff(SI), X8; \
+	VPSLLW $8, X8, X9; \
+	VPAND X15, X8, X10; \
+	VCVTPH2PS X9, Y9; \
+	VCVTPH2PS X10, Y10; \
+	VMOVUPS Y9, qoff(R13); \
+	VMOVUPS Y10, (qoff+32)(R13)
+
+// DOT8 is one group of the canonical dot of two laid-out f32 vectors.
+#define DOT8(off, acc) \
+	VMOVUPS off(R13), Y8; \
+	VFMADD231PS off(DI), Y8, acc
+
+// func batchAVX2(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32)
+// Requires: nq >= 1; groups >= 1; query q laid out at qps+q*groups*64;
+// records of groups*64 bytes, stride apart; scratch holds groups*64 values;
+// out holds n*nq values (record-major). Each record is decoded once into
+// scratch, then every query runs the canonical order over it.
+TEXT ·batchAVX2(SB), NOSPLIT, $0-64
+	MOVQ recs+24(FP), R11
+	MOVQ n+40(FP), CX
+	MOVQ out+56(FP), DX
+	MASK
+	TESTQ CX, CX
+	JZ   doneB
+
+recordB:
+	MOVQ R11, SI
+	MOVQ scratch+48(FP), R13
+	MOVQ groups+16(FP), BX
+
+decodeB:
+	DECODE(0, 0)
+	DECODE(16, 64)
+	DECODE(32, 128)
+	DECODE(48, 192)
+	ADDQ $64, SI
+	ADDQ $256, R13
+	DECQ BX
+	JNZ  decodeB
+
+	MOVQ qps+0(FP), DI
+	MOVQ nq+8(FP), R8
+
+queryB:
+	ZERO
+	MOVQ scratch+48(FP), R13
+	MOVQ groups+16(FP), BX
+
+dotB:
+	DOT8(0, Y0)
+	DOT8(32, Y1)
+	DOT8(64, Y2)
+	DOT8(96, Y3)
+	DOT8(128, Y4)
+	DOT8(160, Y5)
+	DOT8(192, Y6)
+	DOT8(224, Y7)
+	ADDQ $256, R13
+	ADDQ $256, DI
+	DECQ BX
+	JNZ  dotB
+	REDUCE
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	DECQ R8
+	JNZ  queryB
+
+	ADDQ stride+32(FP), R11
+	DECQ CX
+	JNZ  recordB
+
+doneB:
+	VZEROUPPER
+	RET
+
+// func readSumAVX2(p *byte, n int) uint64
+// Requires: n is a multiple of 256. The widest plain load-and-add loop: the
+// memory-read ceiling a scan is measured against.
+TEXT ·readSumAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	SHRQ $8, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	TESTQ CX, CX
+	JZ   doneR
+
+loopR:
+	VPADDQ 0(SI), Y0, Y0
+	VPADDQ 32(SI), Y1, Y1
+	VPADDQ 64(SI), Y2, Y2
+	VPADDQ 96(SI), Y3, Y3
+	VPADDQ 128(SI), Y0, Y0
+	VPADDQ 160(SI), Y1, Y1
+	VPADDQ 192(SI), Y2, Y2
+	VPADDQ 224(SI), Y3, Y3
+	ADDQ $256, SI
+	DECQ CX
+	JNZ  loopR
+
+doneR:
+	VPADDQ Y1, Y0, Y0
+	VPADDQ Y3, Y2, Y2
+	VPADDQ Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDQ X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPADDQ X1, X0, X0
+	VMOVQ X0, AX
+	MOVQ AX, ret+16(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,89 @@
+package kernel
+
+import "math"
+
+// fma32 is a float32 fused multiply-add; see doc.go for why the float64 FMA
+// rounds the same way here.
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// accumulators are the 8 accumulators of 8 lanes of the canonical order.
+type accumulators [8][8]float32
+
+func (a *accumulators) reduce() float32 {
+	var u [8]float32
+	for l := range u {
+		u[l] = ((a[0][l] + a[1][l]) + (a[2][l] + a[3][l])) + ((a[4][l] + a[5][l]) + (a[6][l] + a[7][l]))
+	}
+	v0, v1, v2, v3 := u[0]+u[4], u[1]+u[5], u[2]+u[6], u[3]+u[7]
+	return (v0 + v2) + (v1 + v3)
+}
+
+// dotE5M2Go scores one record of dim components against the laid-out query.
+func dotE5M2Go(qp []float32, rec []byte, dim int) float32 {
+	var acc accumulators
+	full := dim / BlockLen
+	for b := 0; b < full; b++ {
+		blk := rec[b*BlockLen : b*BlockLen+BlockLen]
+		qe := qp[b*BlockLen : b*BlockLen+8]
+		qo := qp[b*BlockLen+8 : b*BlockLen+16]
+		ae, ao := &acc[(2*b)&7], &acc[(2*b+1)&7]
+		for j := 0; j < 8; j++ {
+			ae[j] = fma32(qe[j], e5m2Table[blk[2*j]], ae[j])
+			ao[j] = fma32(qo[j], e5m2Table[blk[2*j+1]], ao[j])
+		}
+	}
+	if rem := dim - full*BlockLen; rem > 0 {
+		var blk [BlockLen]byte
+		copy(blk[:], rec[full*BlockLen:dim])
+		qe := qp[full*BlockLen : full*BlockLen+8]
+		qo := qp[full*BlockLen+8 : full*BlockLen+16]
+		ae, ao := &acc[(2*full)&7], &acc[(2*full+1)&7]
+		for j := 0; j < 8; j++ {
+			ae[j] = fma32(qe[j], e5m2Table[blk[2*j]], ae[j])
+			ao[j] = fma32(qo[j], e5m2Table[blk[2*j+1]], ao[j])
+		}
+	}
+	return acc.reduce()
+}
+
+// dotLaidOutGo is the canonical dot of two laid-out vectors of n components.
+func dotLaidOutGo(qp, xp []float32, n int) float32 {
+	var acc accumulators
+	for h := 0; h < n/8; h++ {
+		a := &acc[h&7]
+		q, x := qp[8*h:8*h+8], xp[8*h:8*h+8]
+		for j := 0; j < 8; j++ {
+			a[j] = fma32(q[j], x[j], a[j])
+		}
+	}
+	return acc.reduce()
+}
+
+// decodeLaidOutE5M2Go decodes a record of dim components into dst in the
+// canonical lane order, zero-padded to LayoutLen(dim).
+func decodeLaidOutE5M2Go(dst []float32, rec []byte, dim int) {
+	n := LayoutLen(dim)
+	clear(dst[:n])
+	for c := 0; c < dim; c++ {
+		b, j, odd := c/BlockLen, (c%BlockLen)/2, c&1
+		dst[b*BlockLen+odd*8+j] = e5m2Table[rec[c]]
+	}
+}
+
+func scanE5M2Go(qp []float32, dim int, recs []byte, stride int, out []float32) {
+	for i := range out {
+		out[i] = dotE5M2Go(qp, recs[i*stride:], dim)
+	}
+}
+
+func batchE5M2Go(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32) {
+	n := LayoutLen(dim)
+	for i := 0; i < len(out)/nq; i++ {
+		decodeLaidOutE5M2Go(scratch, recs[i*stride:], dim)
+		for q := 0; q < nq; q++ {
+			out[i*nq+q] = dotLaidOutGo(qps[q*n:], scratch, n)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package kernel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// TestRecordEndingAtPageBoundary puts the last record's final byte right
+// before an unreadable page: a kernel that reads past dim faults.
+func TestRecordEndingAtPageBoundary(t *testing.T) {
+	page := unix.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(mem)
+	require.NoError(t, unix.Mprotect(mem[page:], unix.PROT_NONE))
+	r := rand.New(rand.NewPCG(13, 14))
+	for dim := 1; dim <= 200; dim++ {
+		const n = 2
+		recs := mem[page-n*dim : page]
+		randomRecord(r, recs)
+		q := make([]float32, dim)
+		randomQuery(r, q)
+		qp := LayoutQuery(make([]float32, LayoutLen(dim)), q)
+		want := []float32{dotE5M2Go(qp, recs, dim), dotE5M2Go(qp, recs[dim:], dim)}
+		for _, impl := range All() {
+			requireSameBits(t, want, scanAll(impl, qp, dim, recs, dim, n), "%s dim %d at a page end", impl.Name, dim)
+		}
+	}
+}
