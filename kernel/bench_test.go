@@ -70,9 +70,13 @@ func BenchmarkReadCeiling(b *testing.B) {
 	for i := range p {
 		p[i] = byte(i) // touch every page: untouched ones all map the zero page
 	}
-	b.SetBytes(int64(len(p)))
-	for b.Loop() {
-		ReadSum(p)
+	for _, prefetch := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "prefetch"}[prefetch], func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				ReadSum(p, prefetch)
+			}
+		})
 	}
 }
 

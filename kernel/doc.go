@@ -14,8 +14,10 @@
 // with fused multiply-adds. Replays and lockstep multiplayer depend on it.
 //
 //  1. The query is laid out once per query (LayoutQuery): components are
-//     taken in blocks of 16; block b is stored as its 8 even components
-//     (16b, 16b+2, ..., 16b+14) followed by its 8 odd ones. The layout is
+//     taken in blocks of 16 and blocks in pairs; a pair (32 components) is
+//     stored as the 8 even components of its first block, the 8 even ones of
+//     its second, then the odd ones of each (layoutPos). AVX2 reads 8 of them
+//     per FMA and AVX-512 16, the same memory either way. The layout is
 //     zero-padded to a multiple of 64 components, and components with
 //     |q| < 2^-87 become +0 (see "Denormals").
 //  2. Half-block h (h = 2b for the evens of block b, 2b+1 for the odds) holds

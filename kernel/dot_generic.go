@@ -26,8 +26,8 @@ func dotE5M2Go(qp []float32, rec []byte, dim int) float32 {
 	full := dim / BlockLen
 	for b := 0; b < full; b++ {
 		blk := rec[b*BlockLen : b*BlockLen+BlockLen]
-		qe := qp[b*BlockLen : b*BlockLen+8]
-		qo := qp[b*BlockLen+8 : b*BlockLen+16]
+		qe := qp[layoutPos(b*BlockLen):][:8]
+		qo := qp[layoutPos(b*BlockLen+1):][:8]
 		ae, ao := &acc[(2*b)&7], &acc[(2*b+1)&7]
 		for j := 0; j < 8; j++ {
 			ae[j] = fma32(qe[j], e5m2Table[blk[2*j]], ae[j])
@@ -37,8 +37,8 @@ func dotE5M2Go(qp []float32, rec []byte, dim int) float32 {
 	if rem := dim - full*BlockLen; rem > 0 {
 		var blk [BlockLen]byte
 		copy(blk[:], rec[full*BlockLen:dim])
-		qe := qp[full*BlockLen : full*BlockLen+8]
-		qo := qp[full*BlockLen+8 : full*BlockLen+16]
+		qe := qp[layoutPos(full*BlockLen):][:8]
+		qo := qp[layoutPos(full*BlockLen+1):][:8]
 		ae, ao := &acc[(2*full)&7], &acc[(2*full+1)&7]
 		for j := 0; j < 8; j++ {
 			ae[j] = fma32(qe[j], e5m2Table[blk[2*j]], ae[j])
@@ -51,9 +51,9 @@ func dotE5M2Go(qp []float32, rec []byte, dim int) float32 {
 // dotLaidOutGo is the canonical dot of two laid-out vectors of n components.
 func dotLaidOutGo(qp, xp []float32, n int) float32 {
 	var acc accumulators
-	for h := 0; h < n/8; h++ {
-		a := &acc[h&7]
-		q, x := qp[8*h:8*h+8], xp[8*h:8*h+8]
+	for g := 0; g < n/8; g++ {
+		a := &acc[accOf(g&7)]
+		q, x := qp[8*g:8*g+8], xp[8*g:8*g+8]
 		for j := 0; j < 8; j++ {
 			a[j] = fma32(q[j], x[j], a[j])
 		}
@@ -67,8 +67,7 @@ func decodeLaidOutE5M2Go(dst []float32, rec []byte, dim int) {
 	n := LayoutLen(dim)
 	clear(dst[:n])
 	for c := 0; c < dim; c++ {
-		b, j, odd := c/BlockLen, (c%BlockLen)/2, c&1
-		dst[b*BlockLen+odd*8+j] = e5m2Table[rec[c]]
+		dst[layoutPos(c)] = e5m2Table[rec[c]]
 	}
 }
 

@@ -265,11 +265,12 @@ func TestReadSum(t *testing.T) {
 		p[i] = byte(i)
 	}
 	// Words summed: compare the asm path with the Go path on a multiple of 256.
-	want = readSumGo(p[:768]) + uint64(0)
+	want = readSumGo(p[:768], false)
 	for _, b := range p[768:] {
 		want += uint64(b)
 	}
-	require.Equal(t, want, ReadSum(p))
+	require.Equal(t, want, ReadSum(p, false))
+	require.Equal(t, want, ReadSum(p, true))
 }
 
 func FuzzImplsAgree(f *testing.F) {
@@ -296,4 +297,14 @@ func FuzzImplsAgree(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestBestIsFastest(t *testing.T) {
+	best := Best()
+	for _, i := range All() {
+		require.LessOrEqual(t, i.rank, best.rank)
+	}
+	if len(All()) > 1 {
+		require.NotEqual(t, "go", best.Name, "an asm kernel must win over pure Go")
+	}
 }

@@ -29,8 +29,19 @@ func LayoutQuery(dst []float32, q []float32) []float32 {
 		if math.Abs(float64(v)) < flushBelow {
 			v = 0
 		}
-		b, j, odd := c/BlockLen, (c%BlockLen)/2, c&1
-		dst[b*BlockLen+odd*8+j] = v
+		dst[layoutPos(c)] = v
 	}
 	return dst
 }
+
+// layoutPos is where component c sits in a laid-out vector: in its pair of
+// blocks, evens before odds, and within each the first block's 8 before the
+// second's.
+func layoutPos(c int) int {
+	return c&^31 | (c&1)<<4 | (c&16)>>1 | (c&15)>>1
+}
+
+// accOf is the canonical accumulator of the 8 laid-out values starting at
+// position 8*g: position groups run evens(b), evens(b+1), odds(b),
+// odds(b+1), so half-block order swaps the two low bits.
+func accOf(g int) int { return g&4 | (g&1)<<1 | (g&2)>>1 }

@@ -3,11 +3,14 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Impl is one implementation of the kernels (pure Go, AVX2, NEON, ...).
 type Impl struct {
 	Name string
+	// rank orders implementations by speed; Best takes the highest.
+	rank int
 	// scan scores len(out) records of dim components (any dim >= 1), stride
 	// bytes apart.
 	scan func(qp []float32, dim int, recs []byte, stride int, out []float32)
@@ -16,13 +19,19 @@ type Impl struct {
 	// batch scores len(out)/nq records against nq queries; dim is a
 	// multiple of GroupLen; out is record-major.
 	batch func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
-	// readSum reads p (len a multiple of 256) as fast as the CPU allows.
-	readSum func(p []byte) uint64
+	// readSum reads p (len a multiple of 256) as fast as the CPU allows,
+	// with or without software prefetch.
+	readSum func(p []byte, prefetch bool) uint64
 }
 
 var impls []*Impl
 
-func register(i *Impl) { impls = append(impls, i) }
+// register adds an implementation, keeping impls ordered by rank (init
+// order between files is by file name, not by speed).
+func register(i *Impl) {
+	impls = append(impls, i)
+	slices.SortStableFunc(impls, func(a, b *Impl) int { return a.rank - b.rank })
+}
 
 func init() {
 	register(&Impl{Name: "go", scan: scanE5M2Go, batch: batchE5M2Go, readSum: readSumGo})
@@ -119,14 +128,15 @@ func (k *Kernel) ScanBatch(qps []float32, nq int, recs []byte, scratch, out []fl
 	k.batch(qps, nq, k.dim, recs, k.stride, scratch, out)
 }
 
-// ReadSum reads p as fast as the best implementation can and returns a sum
+// ReadSum reads p as fast as the best implementation can (with or without
+// software prefetch, whichever is faster on the machine) and returns a sum
 // of its words, so the read cannot be optimised away. It is the memory-read
 // ceiling a scan is compared with.
-func ReadSum(p []byte) uint64 {
+func ReadSum(p []byte, prefetch bool) uint64 {
 	whole := len(p) &^ 255
 	var s uint64
 	if whole > 0 {
-		s = Best().readSum(p[:whole])
+		s = Best().readSum(p[:whole], prefetch)
 	}
 	for _, b := range p[whole:] {
 		s += uint64(b)
@@ -134,7 +144,7 @@ func ReadSum(p []byte) uint64 {
 	return s
 }
 
-func readSumGo(p []byte) uint64 {
+func readSumGo(p []byte, _ bool) uint64 {
 	var s0, s1, s2, s3 uint64
 	for i := 0; i+32 <= len(p); i += 32 {
 		s0 += le64(p[i:])
