@@ -30,10 +30,22 @@ func scanAVX512(qp *float32, dim int, recs *byte, stride int, n int, out *float3
 //go:noescape
 func batchAVX512(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32)
 
+//go:noescape
+func firstAtLeastAVX2(s *float32, n int, thr float32) int
+
+//go:noescape
+func mulAVX2(s *float32, v *float32, n int)
+
+//go:noescape
+func subAVX2(s *float32, v *float32, n int)
+
 func init() {
 	if !cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3, cpuid.F16C) {
 		return
 	}
+	firstAtLeastBlocks = func(s []float32, thr float32) int { return firstAtLeastAVX2(&s[0], len(s), thr) }
+	mulBlocks = func(s, v []float32) { mulAVX2(&s[0], &v[0], len(s)) }
+	subBlocks = func(s, v []float32) { subAVX2(&s[0], &v[0], len(s)) }
 	readSum := func(p []byte, prefetch bool) uint64 {
 		if prefetch {
 			return readSumPrefetchAVX2(&p[0], len(p))

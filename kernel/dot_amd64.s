@@ -178,11 +178,13 @@ doneG:
 // func batchAVX2(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32)
 // Requires: nq >= 1; groups >= 1; query q laid out at qps+q*groups*64;
 // records of groups*64 bytes, stride apart; scratch holds groups*64 values;
-// out holds n*nq values (record-major). Each record is decoded once into
-// scratch, then every query runs the canonical order over it.
+// out holds n*nq values, query-major (out[q*n+r]). Each record is decoded
+// once into scratch, then every query runs the canonical order over it.
 TEXT ·batchAVX2(SB), NOSPLIT, $0-64
 	MOVQ recs+24(FP), R11
 	MOVQ n+40(FP), CX
+	MOVQ CX, R9
+	SHLQ $2, R9 // bytes between two queries' scores
 	MOVQ out+56(FP), DX
 	MASK
 	TESTQ CX, CX
@@ -205,6 +207,7 @@ decodeB:
 
 	MOVQ qps+0(FP), DI
 	MOVQ nq+8(FP), R8
+	MOVQ DX, R10
 
 queryB:
 	ZERO
@@ -225,11 +228,12 @@ dotB:
 	DECQ BX
 	JNZ  dotB
 	REDUCE
-	VMOVSS X0, (DX)
-	ADDQ $4, DX
+	VMOVSS X0, (R10)
+	ADDQ R9, R10
 	DECQ R8
 	JNZ  queryB
 
+	ADDQ $4, DX
 	ADDQ stride+32(FP), R11
 	DECQ CX
 	JNZ  recordB
@@ -319,5 +323,123 @@ doneP:
 	VPADDQ X1, X0, X0
 	VMOVQ X0, AX
 	MOVQ AX, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func firstAtLeastAVX2(s *float32, n int, thr float32) int
+// Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)
+// (predicate NGT_UQ on thr vs s[i]),
+// so NaN counts; or n. Top-k filters a chunk of scores with it: one
+// compare per 8 scores instead of a branch per score.
+TEXT ·firstAtLeastAVX2(SB), NOSPLIT, $0-32
+	MOVQ s+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS thr+16(FP), Y4
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   noneF
+
+loopF:
+	VCMPPS $0x1a, (SI)(AX*4), Y4, Y0
+	VCMPPS $0x1a, 32(SI)(AX*4), Y4, Y1
+	VCMPPS $0x1a, 64(SI)(AX*4), Y4, Y2
+	VCMPPS $0x1a, 96(SI)(AX*4), Y4, Y3
+	VORPS Y1, Y0, Y5
+	VORPS Y3, Y2, Y6
+	VORPS Y6, Y5, Y5
+	VMOVMSKPS Y5, DX
+	TESTL DX, DX
+	JNZ  foundF
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   loopF
+
+noneF:
+	MOVQ CX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+foundF:
+	// Which of the four vectors holds the first hit.
+	VMOVMSKPS Y0, DX
+	TESTL DX, DX
+	JNZ  hitF
+	ADDQ $8, AX
+	VMOVMSKPS Y1, DX
+	TESTL DX, DX
+	JNZ  hitF
+	ADDQ $8, AX
+	VMOVMSKPS Y2, DX
+	TESTL DX, DX
+	JNZ  hitF
+	ADDQ $8, AX
+	VMOVMSKPS Y3, DX
+
+hitF:
+	BSFL DX, DX
+	ADDQ DX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func mulAVX2(s *float32, v *float32, n int)
+// Requires: n is a multiple of 32. s[i] *= v[i].
+TEXT ·mulAVX2(SB), NOSPLIT, $0-24
+	MOVQ s+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   doneM
+
+loopM:
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS 32(DI)(AX*4), Y1
+	VMOVUPS 64(DI)(AX*4), Y2
+	VMOVUPS 96(DI)(AX*4), Y3
+	VMULPS (SI)(AX*4), Y0, Y0
+	VMULPS 32(SI)(AX*4), Y1, Y1
+	VMULPS 64(SI)(AX*4), Y2, Y2
+	VMULPS 96(SI)(AX*4), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   loopM
+
+doneM:
+	VZEROUPPER
+	RET
+
+// func subAVX2(s *float32, v *float32, n int)
+// Requires: n is a multiple of 32. s[i] -= v[i].
+TEXT ·subAVX2(SB), NOSPLIT, $0-24
+	MOVQ s+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   doneS
+
+loopS:
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS 32(DI)(AX*4), Y1
+	VMOVUPS 64(DI)(AX*4), Y2
+	VMOVUPS 96(DI)(AX*4), Y3
+	VSUBPS (SI)(AX*4), Y0, Y0
+	VSUBPS 32(SI)(AX*4), Y1, Y1
+	VSUBPS 64(SI)(AX*4), Y2, Y2
+	VSUBPS 96(SI)(AX*4), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   loopS
+
+doneS:
 	VZEROUPPER
 	RET

@@ -172,6 +172,8 @@ TEXT ·batchAVX512(SB), NOSPLIT, $0-64
 	MOVQ recs+24(FP), R11
 	MOVQ n+40(FP), CX
 	MOVQ out+56(FP), DX
+	MOVQ CX, R9
+	SHLQ $2, R9 // bytes between two queries' scores
 	MOVQ groups+16(FP), R12
 	SHLQ $8, R12 // bytes per laid-out query
 	MASK
@@ -193,6 +195,7 @@ decodeB:
 
 	MOVQ qps+0(FP), DI
 	MOVQ nq+8(FP), R8
+	MOVQ DX, R10
 
 pairB:
 	CMPQ R8, $2
@@ -222,14 +225,15 @@ dot2B:
 	VMOVAPS Z6, Z18
 	VMOVAPS Z7, Z19
 	REDUCE512
-	VMOVSS X0, (DX)
+	VMOVSS X0, (R10)
+	ADDQ R9, R10
 	VMOVAPS Z16, Z0
 	VMOVAPS Z17, Z1
 	VMOVAPS Z18, Z2
 	VMOVAPS Z19, Z3
 	REDUCE512
-	VMOVSS X0, 4(DX)
-	ADDQ $8, DX
+	VMOVSS X0, (R10)
+	ADDQ R9, R10
 	MOVQ R14, DI
 	SUBQ $2, R8
 	JMP  pairB
@@ -251,10 +255,10 @@ dot1B:
 	DECQ BX
 	JNZ  dot1B
 	REDUCE512
-	VMOVSS X0, (DX)
-	ADDQ $4, DX
+	VMOVSS X0, (R10)
 
 nextB:
+	ADDQ $4, DX
 	ADDQ stride+32(FP), R11
 	DECQ CX
 	JNZ  recordB

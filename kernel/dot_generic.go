@@ -78,11 +78,11 @@ func scanE5M2Go(qp []float32, dim int, recs []byte, stride int, out []float32) {
 }
 
 func batchE5M2Go(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32) {
-	n := LayoutLen(dim)
-	for i := 0; i < len(out)/nq; i++ {
+	ql, n := LayoutLen(dim), len(out)/nq
+	for i := 0; i < n; i++ {
 		decodeLaidOutE5M2Go(scratch, recs[i*stride:], dim)
 		for q := 0; q < nq; q++ {
-			out[i*nq+q] = dotLaidOutGo(qps[q*n:], scratch, n)
+			out[q*n+i] = dotLaidOutGo(qps[q*ql:], scratch, ql)
 		}
 	}
 }

@@ -176,9 +176,7 @@ func TestBatchMatchesSingle(t *testing.T) {
 				k.ScanBatch(qps, nq, recs, make([]float32, ql), out)
 				for j := 0; j < nq; j++ {
 					col := make([]float32, n)
-					for i := range col {
-						col[i] = out[i*nq+j]
-					}
+					copy(col, out[j*n:(j+1)*n])
 					requireSameBits(t, single[j], col, "%s dim %d nq %d query %d", impl.Name, dim, nq, j)
 				}
 			}

@@ -17,7 +17,7 @@ type Impl struct {
 	// scan384 is the fixed-384 form (stride 384), nil when absent.
 	scan384 func(qp []float32, recs []byte, out []float32)
 	// batch scores len(out)/nq records against nq queries; dim is a
-	// multiple of GroupLen; out is record-major.
+	// multiple of GroupLen; out is query-major.
 	batch func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
 	// readSum reads p (len a multiple of 256) as fast as the CPU allows,
 	// with or without software prefetch.
@@ -115,7 +115,8 @@ func (k *Kernel) Scan(qp []float32, recs []byte, out []float32) {
 }
 
 // ScanBatch scores len(out)/nq consecutive records against nq laid-out
-// queries stored QueryLen apart in qps; out is record-major (out[r*nq+q]);
+// queries stored QueryLen apart in qps; out is query-major (out[q*n+r], so
+// each query's scores are contiguous);
 // scratch holds QueryLen values. Scores are bit-identical to Scan's.
 func (k *Kernel) ScanBatch(qps []float32, nq int, recs []byte, scratch, out []float32) {
 	if len(out) == 0 {

@@ -1,0 +1,51 @@
+# Astral: `make bench` builds and runs the reference benchmark; `make test`
+# runs every test. Both install what a fresh Debian machine lacks first.
+SHELL := /bin/bash
+export PATH := /usr/local/go/bin:$(PATH)
+GO ?= go
+BIN := build/astral
+FUZZTIME ?= 5s
+
+.PHONY: all build bench deps vet test test-go test-race test-noasm fuzz-short fuzz clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build:
+	$(GO) build ./...
+	$(GO) build -o $(BIN) ./cmd/astral
+
+# The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
+bench: deps build
+	./$(BIN) bench --data random --index flat --threads 0,1 --batch 1,16 --json build/bench-random.json
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: deps vet test-go test-race test-noasm fuzz-short
+
+test-go:
+	$(GO) test -count=1 ./...
+
+test-race:
+	$(GO) test -count=1 -race -short ./...
+
+# Pure Go everywhere: the reference kernels and the fallback for other CPUs.
+test-noasm:
+	$(GO) test -count=1 -tags noasm ./...
+
+# Each fuzz target briefly; `make fuzz FUZZTIME=5m` for longer.
+FUZZ_TARGETS := ./kernel:FuzzEncodeE5M2 ./kernel:FuzzImplsAgree ./internal/fixture:FuzzReadFvecs
+fuzz-short fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+clean:
+	rm -rf build

@@ -1,0 +1,117 @@
+package astral
+
+import (
+	"github.com/astral-engine/astral/kernel"
+)
+
+// Metric is how vectors are compared. Values are stored in index files and
+// the C ABI: numbered once, never reused.
+type Metric uint8
+
+const (
+	// Cosine similarity: vectors are normalized before they are stored and
+	// queries before they are scored; higher is closer.
+	Cosine Metric = 1
+	// Dot is the inner product of the stored and query vectors; higher is closer.
+	Dot Metric = 2
+	// L2 is the squared Euclidean distance; lower is closer.
+	L2 Metric = 3
+)
+
+func (m Metric) String() string {
+	switch m {
+	case Cosine:
+		return "cosine"
+	case Dot:
+		return "dot"
+	case L2:
+		return "l2"
+	}
+	return "unknown"
+}
+
+// Kind is the search structure.
+type Kind uint8
+
+const (
+	// KindAuto picks flat while the records take at most FlatLimitBytes.
+	KindAuto Kind = 0
+	// KindFlat scans every record: exact.
+	KindFlat Kind = 1
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindAuto:
+		return "auto"
+	case KindFlat:
+		return "flat"
+	}
+	return "unknown"
+}
+
+// Storage is the stored kind of a component.
+type Storage = kernel.Storage
+
+// E5M2 is the default storage: one byte per component.
+const E5M2 = kernel.E5M2
+
+// DefaultFlatLimitBytes is where an auto index stops scanning exactly: 16 MiB
+// of records, about 43,690 vectors of 384 E5M2 components.
+const DefaultFlatLimitBytes = 16 << 20
+
+// Config is an index's configuration, built from Options.
+type Config struct {
+	Dim            int
+	Metric         Metric
+	Kind           Kind
+	Storage        Storage
+	FlatLimitBytes int64
+	// Kernel forces one implementation by name ("go", "avx2"); empty picks
+	// the fastest this CPU runs.
+	Kernel string
+}
+
+// Option configures NewIndex.
+type Option func(*Config)
+
+// WithDim sets the dimension (1 to 4096); required.
+func WithDim(d int) Option { return func(c *Config) { c.Dim = d } }
+
+// WithMetric sets the metric; the default is Cosine.
+func WithMetric(m Metric) Option { return func(c *Config) { c.Metric = m } }
+
+// WithKind sets the search structure; the default is KindAuto.
+func WithKind(k Kind) Option { return func(c *Config) { c.Kind = k } }
+
+// WithStorage sets the stored kind; the default is E5M2.
+func WithStorage(s Storage) Option { return func(c *Config) { c.Storage = s } }
+
+// WithFlatLimitBytes sets where KindAuto leaves exact search.
+func WithFlatLimitBytes(n int64) Option { return func(c *Config) { c.FlatLimitBytes = n } }
+
+// WithKernel forces a kernel implementation by name (tests, benchmarks).
+func WithKernel(name string) Option { return func(c *Config) { c.Kernel = name } }
+
+func (c *Config) validate() error {
+	if c.Dim < 1 || c.Dim > kernel.MaxDim {
+		return errorf(ErrInvalidArgument, "dimension %d: want 1 to %d", c.Dim, kernel.MaxDim)
+	}
+	switch c.Metric {
+	case Cosine, Dot, L2:
+	default:
+		return errorf(ErrInvalidArgument, "unknown metric %d", c.Metric)
+	}
+	switch c.Kind {
+	case KindAuto, KindFlat:
+	default:
+		return errorf(ErrInvalidArgument, "unknown index kind %d", c.Kind)
+	}
+	if c.Storage != E5M2 {
+		return errorf(ErrInvalidArgument, "unknown storage %d", c.Storage)
+	}
+	if c.FlatLimitBytes < 0 {
+		return errorf(ErrInvalidArgument, "flat limit %d bytes is negative", c.FlatLimitBytes)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+// Package flat is Astral's exact search: every record is scored. One query
+// is split into contiguous record ranges, one per participant (the runtime's
+// workers plus the calling goroutine), each keeping a private top-k that the
+// caller merges; a batch of up to 16 queries reads every record once.
+package flat
+
+import (
+	"errors"
+	"unsafe"
+
+	"github.com/astral-engine/astral/kernel"
+)
+
+const (
+	// MaxK is the largest k a query takes.
+	MaxK = 1024
+	// MaxBatch is the most queries one batch pass serves.
+	MaxBatch = 16
+	// chunk is how many records one kernel call scores: its scores stay in L1.
+	chunk = 256
+	// minShardBytes is the least work (bytes of records) worth handing to
+	// another participant; below it dispatch costs more than it saves.
+	// Measured by BenchmarkShardBreakEven.
+	minShardBytes = 64 << 10
+)
+
+var (
+	ErrDuplicateID = errors.New("flat: duplicate id")
+	ErrNotFound    = errors.New("flat: id not found")
+)
+
+// Index holds records in one contiguous, 64-byte-aligned slab with their ids
+// beside them. It is not safe for concurrent mutation; the caller
+// synchronises (astral.Index does).
+type Index struct {
+	kern   *kernel.Kernel
+	stride int
+	slab   []byte // len = capacity*stride; records [0, n) are live
+	ids    []uint64
+	adjust Adjust
+	bias   []float32 // per-record value of adjust, nil when AdjustNone
+	slots  map[uint64]int32
+}
+
+// Adjust is how a per-record value turns the kernel's dot product into the
+// score: one IEEE operation, so scores stay reproducible.
+type Adjust uint8
+
+const (
+	AdjustNone     Adjust = iota
+	AdjustScale           // score = dot × v (cosine: v = 1/|x|)
+	AdjustSubtract        // score = dot − v (L2: v = |x|²)
+)
+
+// New returns an empty index whose records the kernel k scores.
+func New(k *kernel.Kernel, adjust Adjust) *Index {
+	x := &Index{kern: k, stride: k.Stride(), adjust: adjust, slots: make(map[uint64]int32)}
+	if adjust != AdjustNone {
+		x.bias = []float32{}
+	}
+	return x
+}
+
+// Len is the number of records.
+func (x *Index) Len() int { return len(x.ids) }
+
+// Kernel returns the kernel scoring the records.
+func (x *Index) Kernel() *kernel.Kernel { return x.kern }
+
+// Bytes is the memory the records, ids and bias take.
+func (x *Index) Bytes() int { return len(x.slab) + cap(x.ids)*8 + cap(x.bias)*4 }
+
+// Has reports whether id is stored.
+func (x *Index) Has(id uint64) bool { _, ok := x.slots[id]; return ok }
+
+// Record returns the stored bytes of the record in slot i.
+func (x *Index) Record(i int) []byte { return x.slab[i*x.stride : (i+1)*x.stride] }
+
+// ID returns the id in slot i.
+func (x *Index) ID(i int) uint64 { return x.ids[i] }
+
+// Reserve makes room for n more records, so a batch of Adds cannot fail
+// half-way for lack of memory.
+func (x *Index) Reserve(n int) {
+	need := (len(x.ids) + n) * x.stride
+	if need <= len(x.slab) {
+		return
+	}
+	capacity := max(need, 2*len(x.slab), 64*x.stride)
+	capacity = capacity / x.stride * x.stride
+	slab := alignedBytes(capacity)
+	copy(slab, x.slab[:len(x.ids)*x.stride])
+	x.slab = slab
+	x.ids = growCap(x.ids, n)
+	if x.bias != nil {
+		x.bias = growCap(x.bias, n)
+	}
+}
+
+func growCap[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	ns := make([]T, len(s), max(len(s)+n, 2*cap(s)))
+	copy(ns, s)
+	return ns
+}
+
+// alignedBytes returns n zero bytes starting on a 64-byte boundary.
+func alignedBytes(n int) []byte {
+	b := make([]byte, n+64)
+	off := (64 - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))&63)) & 63
+	return b[off : off+n : off+n]
+}
+
+// Add stores one encoded record (Stride bytes, zero-padded) under id, with
+// its Adjust value.
+func (x *Index) Add(id uint64, rec []byte, bias float32) error {
+	if _, dup := x.slots[id]; dup {
+		return ErrDuplicateID
+	}
+	x.Reserve(1)
+	i := len(x.ids)
+	copy(x.slab[i*x.stride:(i+1)*x.stride], rec)
+	x.ids = append(x.ids, id)
+	if x.bias != nil {
+		x.bias = append(x.bias, bias)
+	}
+	x.slots[id] = int32(i)
+	return nil
+}
+
+// Remove deletes id, moving the last record into its slot so the slab stays
+// contiguous.
+func (x *Index) Remove(id uint64) error {
+	i, ok := x.slots[id]
+	if !ok {
+		return ErrNotFound
+	}
+	last := len(x.ids) - 1
+	if int(i) != last {
+		copy(x.Record(int(i)), x.Record(last))
+		x.ids[i] = x.ids[last]
+		if x.bias != nil {
+			x.bias[i] = x.bias[last]
+		}
+		x.slots[x.ids[i]] = i
+	}
+	clear(x.Record(last))
+	x.ids = x.ids[:last]
+	if x.bias != nil {
+		x.bias = x.bias[:last]
+	}
+	delete(x.slots, id)
+	return nil
+}

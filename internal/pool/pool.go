@@ -1,0 +1,329 @@
+// Package pool runs the parts of one parallel job on N OS-locked worker
+// goroutines plus the calling goroutine, which always runs the last part
+// itself instead of waiting idle.
+//
+// Dispatch is built for frame-rate queries: each worker has its own
+// cache-line-padded slot, spins briefly for its next job and then parks,
+// so an idle pool burns no CPU. Run allocates nothing.
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Task is one parallel job; RunPart(i) is called exactly once for each i in [0, parts).
+//
+// Parts must be independent of each other (each writes only its own output),
+// so a job gives identical results whether its parts run in parallel or
+// serially on the caller. RunPart must not call runtime.Goexit (for example
+// testing.T.FailNow): that would end the worker it runs on.
+type Task interface{ RunPart(i int) }
+
+// Options configures a Pool.
+type Options struct {
+	Workers int           // runtime workers, NOT counting the caller; 0 = serial (no goroutines)
+	Pin     bool          // pin each worker's OS thread to one CPU
+	CPUs    []int         // optional CPU list for pinning (worker i -> CPUs[i % len]); empty = the usable CPUs from the affinity mask, in order
+	Spin    time.Duration // how long an idle worker (or a waiting caller) spins before parking; 0 means default 20µs
+}
+
+// DefaultSpin is the spin time used when Options.Spin is 0.
+const DefaultSpin = 20 * time.Microsecond
+
+// Worker (and caller) wait states.
+const (
+	spinning int32 = iota
+	parked
+)
+
+// spinCheck is how many spin iterations pass between clock reads.
+const spinCheck = 256
+
+// slotState is what the caller and one worker share.
+type slotState struct {
+	seq   atomic.Uint64 // bumped by the caller to hand over a job
+	state atomic.Int32  // spinning or parked
+	part  int
+	task  Task // nil with a new seq means stop
+	pval  any  // value of a panic recovered on the worker
+	wake  chan struct{}
+}
+
+// slot is padded so that the hot fields of neighbouring slots are never on
+// the same (or adjacent-prefetched) cache line.
+type slot struct {
+	slotState
+	_ [128 - unsafe.Sizeof(slotState{})%128]byte
+}
+
+// Pool is a set of workers shared by many indexes and goroutines.
+type Pool struct {
+	mu     sync.Mutex // held by the one parallel Run; TryLock failure means run serially
+	closed bool       // guarded by mu
+	slots  []slot
+	spin   time.Duration
+	wg     sync.WaitGroup
+
+	_       [64]byte
+	pending atomic.Int64 // worker parts of the current Run not yet done
+	waiter  atomic.Int32 // caller's wait state
+	done    chan struct{}
+	_       [64]byte
+}
+
+// New starts o.Workers workers. With o.Pin each worker's thread is bound to
+// one CPU; if that fails, New stops every worker it started and returns the error.
+func New(o Options) (*Pool, error) {
+	if o.Workers < 0 {
+		return nil, fmt.Errorf("pool: negative worker count %d", o.Workers)
+	}
+	if o.Spin <= 0 {
+		o.Spin = DefaultSpin
+	}
+	p := &Pool{slots: make([]slot, o.Workers), spin: o.Spin, done: make(chan struct{}, 1)}
+	var cpus []int
+	if o.Pin && o.Workers > 0 {
+		var err error
+		if cpus, err = pinList(o.CPUs); err != nil {
+			return nil, err
+		}
+	}
+	ready := make(chan error, o.Workers)
+	for i := range p.slots {
+		s := &p.slots[i]
+		s.wake = make(chan struct{}, 1)
+		cpu := -1
+		if cpus != nil {
+			cpu = cpus[i%len(cpus)]
+		}
+		p.wg.Add(1)
+		go p.worker(s, cpu, ready)
+	}
+	var errs []error
+	for range p.slots {
+		if err := <-ready; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		p.Close()
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// Workers returns the number of runtime workers, not counting the caller.
+func (p *Pool) Workers() int { return len(p.slots) }
+
+// Run executes t's parts 0..parts-1 and returns when all are done: parts
+// 0..parts-2 on workers 0..parts-2, part parts-1 on the caller. parts must be
+// in [1, Workers()+1].
+//
+// If another Run is in progress on this pool, or the pool is closed, Run does
+// not wait: it runs every part on the caller, serially in order. Callers get
+// identical results either way because parts are independent.
+//
+// A panic in any part is re-raised on the caller's goroutine, with the same
+// value, once every part has finished.
+func (p *Pool) Run(t Task, parts int) {
+	if parts < 1 || parts > len(p.slots)+1 {
+		panic(fmt.Sprintf("pool: Run with %d parts, want 1..%d", parts, len(p.slots)+1))
+	}
+	if parts == 1 || !p.mu.TryLock() {
+		serial(t, parts)
+		return
+	}
+	if p.closed {
+		p.mu.Unlock()
+		serial(t, parts)
+		return
+	}
+	n := parts - 1
+	p.pending.Store(int64(n))
+	for i := range n {
+		s := &p.slots[i]
+		s.task, s.part = t, i
+		s.seq.Add(1)
+		if s.state.Load() == parked {
+			select {
+			case s.wake <- struct{}{}:
+			default: // a token is already there
+			}
+		}
+	}
+	// If the caller's own part panics, the workers may still be using t:
+	// wait for them before the panic leaves Run.
+	ok := false
+	defer func() {
+		if !ok {
+			p.wait()
+			p.collect(n)
+			p.mu.Unlock()
+		}
+	}()
+	t.RunPart(n)
+	ok = true
+	p.wait()
+	v := p.collect(n)
+	p.mu.Unlock()
+	if v != nil {
+		panic(v)
+	}
+}
+
+func serial(t Task, parts int) {
+	for i := range parts {
+		t.RunPart(i)
+	}
+}
+
+// collect returns the first worker panic value of the last Run and clears them all.
+func (p *Pool) collect(n int) any {
+	var v any
+	for i := range n {
+		s := &p.slots[i]
+		if v == nil {
+			v = s.pval
+		}
+		s.pval = nil
+	}
+	return v
+}
+
+// wait returns when every worker part is done. It spins, yields the P after
+// a few hundred checks, and parks after p.spin so that a descheduled worker
+// does not make the caller burn a core.
+func (p *Pool) wait() {
+	var start time.Time
+	for i := 1; p.pending.Load() != 0; i++ {
+		if i%spinCheck != 0 {
+			continue
+		}
+		if i == spinCheck {
+			start = time.Now()
+		} else if time.Since(start) > p.spin {
+			break
+		}
+		runtime.Gosched()
+	}
+	for p.pending.Load() != 0 {
+		p.waiter.Store(parked)
+		if p.pending.Load() != 0 {
+			<-p.done // may be a stale token: loop and re-check
+		}
+		p.waiter.Store(spinning)
+	}
+}
+
+// Close stops the workers and waits for them to exit. It waits for a Run in
+// progress. Close is idempotent; Run after Close runs serially on the caller.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for i := range p.slots {
+		s := &p.slots[i]
+		s.task = nil
+		s.seq.Add(1)
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	p.wg.Wait()
+}
+
+// worker runs jobs handed to slot s until told to stop. Its thread stays
+// locked until exit, so a pinned thread dies with it instead of returning
+// to the runtime with a narrowed affinity.
+func (p *Pool) worker(s *slot, cpu int, ready chan<- error) {
+	defer p.wg.Done()
+	runtime.LockOSThread()
+	if cpu >= 0 {
+		if err := pinThread(cpu); err != nil {
+			ready <- fmt.Errorf("pool: pin worker to CPU %d: %w", cpu, err)
+			return
+		}
+	}
+	ready <- nil
+	var seen uint64
+	for {
+		seen = p.await(s, seen)
+		if s.task == nil {
+			return
+		}
+		p.runPart(s)
+	}
+}
+
+// await returns the slot's sequence number once it differs from seen:
+// spinning for up to p.spin, then parked on the wake channel.
+func (p *Pool) await(s *slot, seen uint64) uint64 {
+	start, spin := time.Now(), !p.oversubscribed()
+	for i := 1; spin; i++ {
+		if q := s.seq.Load(); q != seen {
+			return q
+		}
+		if i%spinCheck == 0 && time.Since(start) > p.spin {
+			break
+		}
+	}
+	for {
+		// Store parked before re-checking seq; the caller stores seq before
+		// reading state, so one of the two always sees the other.
+		s.state.Store(parked)
+		if q := s.seq.Load(); q != seen {
+			s.state.Store(spinning)
+			return q
+		}
+		<-s.wake // may be stale or spurious: loop and re-check
+		s.state.Store(spinning)
+	}
+}
+
+// oversubscribed reports whether the participants outnumber GOMAXPROCS. Then
+// a spinning worker would hold a P that another participant needs, so
+// workers park at once instead.
+func (p *Pool) oversubscribed() bool {
+	return len(p.slots) >= runtime.GOMAXPROCS(0)
+}
+
+// runPart runs the slot's part, recovering a panic for the caller to re-raise.
+func (p *Pool) runPart(s *slot) {
+	defer func() {
+		if v := recover(); v != nil { // never nil since Go 1.21, even for panic(nil)
+			s.pval = v
+		}
+		s.task = nil // don't keep the job alive until the next Run
+		if p.pending.Add(-1) == 0 && p.waiter.Load() == parked {
+			select {
+			case p.done <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	s.task.RunPart(s.part)
+}
+
+// parkedWorkers reports how many workers are parked (for tests).
+func (p *Pool) parkedWorkers() int {
+	n := 0
+	for i := range p.slots {
+		if p.slots[i].state.Load() == parked {
+			n++
+		}
+	}
+	return n
+}
+
+// DefaultWorkers returns UsableCPUs()-1: the caller is the last participant.
+func DefaultWorkers() int { return UsableCPUs() - 1 }

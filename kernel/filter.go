@@ -1,0 +1,52 @@
+package kernel
+
+// firstAtLeastBlocks scans a multiple of 32 scores; nil means pure Go.
+var firstAtLeastBlocks func(s []float32, thr float32) int
+
+// FirstAtLeast returns the index of the first score in s that is not below
+// thr (NaN counts, so top-k can rank it last), or len(s). Top-k calls it on
+// each chunk of scores: after the first few chunks almost nothing passes.
+func FirstAtLeast(s []float32, thr float32) int {
+	i := 0
+	if whole := len(s) &^ 31; whole > 0 && firstAtLeastBlocks != nil {
+		if i = firstAtLeastBlocks(s[:whole], thr); i < whole {
+			return i
+		}
+	}
+	for ; i < len(s); i++ {
+		if !(s[i] < thr) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// mulBlocks and subBlocks handle a multiple of 32 values; nil means pure Go.
+var mulBlocks, subBlocks func(s, v []float32)
+
+// Mul sets s[i] *= v[i] (v at least as long as s): one IEEE multiply each,
+// the same bits on every CPU.
+func Mul(s, v []float32) {
+	v = v[:len(s)]
+	i := 0
+	if whole := len(s) &^ 31; whole > 0 && mulBlocks != nil {
+		mulBlocks(s[:whole], v[:whole])
+		i = whole
+	}
+	for ; i < len(s); i++ {
+		s[i] *= v[i]
+	}
+}
+
+// Sub sets s[i] -= v[i] (v at least as long as s).
+func Sub(s, v []float32) {
+	v = v[:len(s)]
+	i := 0
+	if whole := len(s) &^ 31; whole > 0 && subBlocks != nil {
+		subBlocks(s[:whole], v[:whole])
+		i = whole
+	}
+	for ; i < len(s); i++ {
+		s[i] -= v[i]
+	}
+}
