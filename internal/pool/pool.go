@@ -1,6 +1,6 @@
-// Package pool runs the parts of one parallel job on N OS-locked worker
-// goroutines plus the calling goroutine, which always runs the last part
-// itself instead of waiting idle.
+// Package pool runs the parts of one parallel job on N worker goroutines
+// plus the calling goroutine, which always runs the last part itself
+// instead of waiting idle.
 //
 // Dispatch is built for frame-rate queries: each worker has its own
 // cache-line-padded slot, spins briefly for its next job and then parks,
@@ -28,7 +28,7 @@ type Task interface{ RunPart(i int) }
 // Options configures a Pool.
 type Options struct {
 	Workers int           // runtime workers, NOT counting the caller; 0 = serial (no goroutines)
-	Pin     bool          // pin each worker's OS thread to one CPU
+	Pin     bool          // lock each worker to an OS thread pinned to one CPU
 	CPUs    []int         // optional CPU list for pinning (worker i -> CPUs[i % len]); empty = the usable CPUs from the affinity mask, in order
 	Spin    time.Duration // how long an idle worker (or a waiting caller) spins before parking; 0 means default 20µs
 }
@@ -36,9 +36,10 @@ type Options struct {
 // DefaultSpin is the spin time used when Options.Spin is 0.
 const DefaultSpin = 20 * time.Microsecond
 
-// Worker (and caller) wait states.
+// Wait states of workers and of the caller.
 const (
 	spinning int32 = iota
+	yielding       // caller only: it has let others use its P
 	parked
 )
 
@@ -196,20 +197,19 @@ func (p *Pool) collect(n int) any {
 	return v
 }
 
-// wait returns when every worker part is done. It spins, yields the P after
-// a few hundred checks, and parks after p.spin so that a descheduled worker
-// does not make the caller burn a core.
+// wait returns when every worker part is done. It spins briefly, then
+// yields its P (a worker may be runnable but lack one), then parks after
+// p.spin so that a descheduled worker does not make the caller burn a core.
 func (p *Pool) wait() {
-	var start time.Time
+	start := time.Now()
 	for i := 1; p.pending.Load() != 0; i++ {
 		if i%spinCheck != 0 {
 			continue
 		}
-		if i == spinCheck {
-			start = time.Now()
-		} else if time.Since(start) > p.spin {
+		if time.Since(start) > p.spin {
 			break
 		}
+		p.waiter.Store(yielding)
 		runtime.Gosched()
 	}
 	for p.pending.Load() != 0 {
@@ -217,12 +217,13 @@ func (p *Pool) wait() {
 		if p.pending.Load() != 0 {
 			<-p.done // may be a stale token: loop and re-check
 		}
-		p.waiter.Store(spinning)
 	}
+	p.waiter.Store(spinning)
 }
 
 // Close stops the workers and waits for them to exit. It waits for a Run in
-// progress. Close is idempotent; Run after Close runs serially on the caller.
+// progress, so it must not be called from inside a Task. Close is
+// idempotent; Run after Close runs serially on the caller.
 func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -242,13 +243,17 @@ func (p *Pool) Close() {
 	p.wg.Wait()
 }
 
-// worker runs jobs handed to slot s until told to stop. Its thread stays
-// locked until exit, so a pinned thread dies with it instead of returning
-// to the runtime with a narrowed affinity.
+// worker runs jobs handed to slot s until told to stop.
+//
+// Only a pinned worker locks its OS thread: waking a parked locked goroutine
+// costs two thread hand-offs (about 5x the latency of an unlocked one), and
+// when workers outnumber Ps every switch becomes a thread switch. A pinned
+// worker stays locked until exit, so its thread dies with it instead of
+// returning to the runtime with a narrowed affinity.
 func (p *Pool) worker(s *slot, cpu int, ready chan<- error) {
 	defer p.wg.Done()
-	runtime.LockOSThread()
 	if cpu >= 0 {
+		runtime.LockOSThread()
 		if err := pinThread(cpu); err != nil {
 			ready <- fmt.Errorf("pool: pin worker to CPU %d: %w", cpu, err)
 			return
@@ -267,14 +272,23 @@ func (p *Pool) worker(s *slot, cpu int, ready chan<- error) {
 
 // await returns the slot's sequence number once it differs from seen:
 // spinning for up to p.spin, then parked on the wake channel.
+//
+// While the caller is off its P (it yielded or parked), the spin yields too:
+// the caller may be queued behind this worker, because runtime.Gosched does
+// not wake an idle P.
 func (p *Pool) await(s *slot, seen uint64) uint64 {
 	start, spin := time.Now(), !p.oversubscribed()
 	for i := 1; spin; i++ {
 		if q := s.seq.Load(); q != seen {
 			return q
 		}
-		if i%spinCheck == 0 && time.Since(start) > p.spin {
-			break
+		if i%spinCheck == 0 {
+			if time.Since(start) > p.spin {
+				break
+			}
+			if p.waiter.Load() != spinning {
+				runtime.Gosched()
+			}
 		}
 	}
 	for {

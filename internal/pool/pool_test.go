@@ -29,7 +29,7 @@ func goid() uint64 {
 type recorder struct {
 	count [8]atomic.Int32
 	gid   [8]atomic.Uint64
-	order []int // appended by serial runs only (checked when all parts share a goroutine)
+	order []int // parts in the order they ran (meaningful when all ran on one goroutine)
 	mu    sync.Mutex
 }
 
@@ -201,6 +201,48 @@ func TestWorkersParkAndWake(t *testing.T) {
 	}
 }
 
+// With a 1ns spin every wait parks at once, stressing the park/wake
+// protocol and its stale tokens.
+func TestParkEveryTime(t *testing.T) {
+	p := newPool(t, Options{Workers: 3, Spin: time.Nanosecond})
+	caller := goid()
+	var r recorder
+	for n := range 2000 {
+		parts := n%4 + 1
+		r.reset()
+		p.Run(&r, parts)
+		checkParallel(t, &r, parts, caller)
+	}
+}
+
+// slow holds part 0 until the caller has parked waiting for it.
+type slow struct {
+	p        *Pool
+	sawPark  bool
+	deadline time.Time
+}
+
+func (s *slow) RunPart(i int) {
+	if i != 0 {
+		return
+	}
+	for time.Now().Before(s.deadline) {
+		if s.p.waiter.Load() == parked {
+			s.sawPark = true
+			return
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func TestCallerParksOnSlowWorker(t *testing.T) {
+	p := newPool(t, Options{Workers: 1, Spin: 50 * time.Microsecond})
+	task := &slow{p: p, deadline: time.Now().Add(2 * time.Second)}
+	p.Run(task, 2)
+	require.True(t, task.sawPark, "caller never parked")
+	require.Equal(t, spinning, p.waiter.Load())
+}
+
 func TestCloseIdempotentThenSerial(t *testing.T) {
 	base := runtime.NumGoroutine()
 	p, err := New(Options{Workers: 3})
@@ -348,21 +390,60 @@ func BenchmarkRunDispatch(b *testing.B) {
 }
 
 // BenchmarkRunDispatchParked measures an empty Run that must wake parked
-// workers: the cost of the first query after an idle gap (e.g. once a frame).
+// workers: the cost of the first query after an idle gap (e.g. once a
+// frame). Read ns/run; ns/op includes waiting for the workers to park.
+// (b.StopTimer would not do: it stops the world on every call.)
 func BenchmarkRunDispatchParked(b *testing.B) {
 	for _, w := range []int{1, 3} {
 		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
-			p, err := New(Options{Workers: w, Spin: time.Microsecond})
+			p, err := New(Options{Workers: w})
 			require.NoError(b, err)
 			defer p.Close()
 			task := &nop{}
+			var total time.Duration
 			for b.Loop() {
-				b.StopTimer()
 				for p.parkedWorkers() < w {
 					time.Sleep(10 * time.Microsecond)
 				}
-				b.StartTimer()
+				start := time.Now()
 				p.Run(task, w+1)
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/run")
+		})
+	}
+}
+
+// busy spins for a fixed amount of work per part.
+type busy struct{ sink [4]uint64 }
+
+func (b *busy) RunPart(i int) {
+	x := uint64(i)
+	for j := range 20000 {
+		x = x*6364136223846793005 + uint64(j)
+	}
+	b.sink[i] = x
+}
+
+// BenchmarkRunWork measures Runs whose parts do ~10-20µs of work each, in
+// parallel and serially: parallel should take about one part's time.
+func BenchmarkRunWork(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		workers int
+		serial  bool
+	}{{"serial2", 1, true}, {"workers=1", 1, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			p, err := New(Options{Workers: c.workers})
+			require.NoError(b, err)
+			defer p.Close()
+			task := &busy{}
+			for b.Loop() {
+				if c.serial {
+					serial(task, 2)
+				} else {
+					p.Run(task, 2)
+				}
 			}
 		})
 	}
