@@ -6,7 +6,7 @@ GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
 
-.PHONY: all build bench deps vet test test-go test-race test-noasm fuzz-short fuzz clean
+.PHONY: all build bench deps vet test test-go test-race test-noasm test-arm64 fuzz-short fuzz clean
 
 all: build
 
@@ -26,7 +26,7 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps vet test-go test-race test-noasm fuzz-short
+test: deps vet test-go test-race test-noasm test-arm64 fuzz-short
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -37,6 +37,11 @@ test-race:
 # Pure Go everywhere: the reference kernels and the fallback for other CPUs.
 test-noasm:
 	$(GO) test -count=1 -tags noasm ./...
+
+# The arm64 build: NEON kernel words checked with objdump, test binaries
+# run under qemu-aarch64, darwin/arm64 build.
+test-arm64:
+	scripts/test-arm64.sh
 
 # Each fuzz target briefly; `make fuzz FUZZTIME=5m` for longer.
 FUZZ_TARGETS := ./kernel:FuzzEncodeE5M2 ./kernel:FuzzImplsAgree ./internal/fixture:FuzzReadFvecs

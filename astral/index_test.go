@@ -120,7 +120,10 @@ func TestMetrics(t *testing.T) {
 
 func TestSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	const dim, n, nq = 384, 6000, 40
+	dim, n, nq := 384, 6000, 40
+	if testing.Short() { // still splits four ways: 1,000 records is 6 shards
+		n, nq = 1000, 12
+	}
 	vecs := randomVectors(r, n, dim)
 	qs := randomVectors(r, nq, dim)
 	var want [][]Result
@@ -150,6 +153,10 @@ func TestSameResultsEveryThreadCountAndBatch(t *testing.T) {
 
 func TestQueryAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
+	runs := 100
+	if testing.Short() {
+		runs = 10
+	}
 	for _, m := range []Metric{Cosine, Dot, L2} {
 		x, err := NewIndex(newRuntime(t, 1), WithDim(384), WithMetric(m))
 		require.NoError(t, err)
@@ -158,13 +165,13 @@ func TestQueryAllocatesNothing(t *testing.T) {
 		dst := make([]Result, 0, 10)
 		_, err = x.Query(dst, q, 10)
 		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = x.Query(dst, q, 10) }), "%v Query", m)
+		require.Zero(t, testing.AllocsPerRun(runs, func() { _, _ = x.Query(dst, q, 10) }), "%v Query", m)
 		qs := randomVectors(r, 20, 384)
 		bdst := make([]Result, 200)
 		counts := make([]int, 20)
 		_, err = x.QueryBatch(bdst, counts, qs, 10)
 		require.NoError(t, err)
-		require.Zero(t, testing.AllocsPerRun(20, func() { _, _ = x.QueryBatch(bdst, counts, qs, 10) }), "%v QueryBatch", m)
+		require.Zero(t, testing.AllocsPerRun(runs/5+1, func() { _, _ = x.QueryBatch(bdst, counts, qs, 10) }), "%v QueryBatch", m)
 	}
 }
 

@@ -31,10 +31,10 @@
 //     v[i] = u[i]+u[i+4] for i < 4; w[i] = v[i]+v[i+2] for i < 2;
 //     score = w[0]+w[1].
 //
-// The pure-Go kernel computes each fma as float32(math.FMA(float64(q),
-// float64(x), float64(acc))). That equals a float32 FMA here because a
-// product of an f32 and an E5M2 value has at most 27 significant bits, too
-// few for the float64 rounding to land on a float32 tie it did not start on.
+// The pure-Go kernel computes each fma from the exact float64 product and a
+// float64 sum rounded to odd (fma32). Rounding that sum to nearest, as
+// float32(math.FMA(...)) does, is a double rounding: when acc and q*x are
+// more than about 2^26 apart it is sometimes a float32 ulp off.
 //
 // # Denormals
 //

@@ -2,10 +2,27 @@ package kernel
 
 import "math"
 
-// fma32 is a float32 fused multiply-add; see doc.go for why the float64 FMA
-// rounds the same way here.
+// fma32 is a float32 fused multiply-add: round(a*b+c) with one rounding,
+// as FMA hardware does. The float64 product is exact (48 bits), but the
+// float64 sum is not when c and a*b are far apart, and rounding it first
+// can land on a float32 tie the exact sum was not on (double rounding).
+// Rounding the float64 sum to odd keeps the lost bits as a sticky bit, which
+// makes the float32 rounding exact (Boldo and Melquiond, 2008).
 func fma32(a, b, c float32) float32 {
-	return float32(math.FMA(float64(a), float64(b), float64(c)))
+	p, z := float64(a)*float64(b), float64(c)
+	s := p + z
+	// TwoSum: e is exactly p+z-s (NaN when s is infinite).
+	bz := s - p
+	e := (p - (s - bz)) + (z - bz)
+	if bits := math.Float64bits(s); (e < 0 || e > 0) && bits&1 == 0 {
+		if (e > 0) == (s > 0) {
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
 }
 
 // accumulators are the 8 accumulators of 8 lanes of the canonical order.
