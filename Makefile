@@ -6,7 +6,7 @@ GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
 
-.PHONY: all build bench deps vet test test-go test-race test-noasm test-arm64 fuzz-short fuzz clean
+.PHONY: all build bench deps lib vet test test-go test-race test-noasm test-arm64 test-c fuzz-short fuzz clean
 
 all: build
 
@@ -17,6 +17,11 @@ build:
 	$(GO) build ./...
 	$(GO) build -o $(BIN) ./cmd/astral
 
+# libastral: build/libastral.so (SONAME libastral.so.0), build/libastral.a,
+# build/include/, and build/windows/astral.dll (mingw-w64).
+lib: deps
+	scripts/build-lib.sh
+
 # The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
 bench: deps build
 	./$(BIN) bench --data random --index flat --threads 0,1 --batch 1,16 --json build/bench-random.json
@@ -26,7 +31,7 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps vet test-go test-race test-noasm test-arm64 fuzz-short
+test: deps vet test-go test-race test-noasm test-c test-arm64 fuzz-short
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -37,6 +42,11 @@ test-race:
 # Pure Go everywhere: the reference kernels and the fallback for other CPUs.
 test-noasm:
 	$(GO) test -count=1 -tags noasm ./...
+
+# The C ABI: CTest suite (also under ASan/UBSan), header/export drift,
+# DLL export table, CMake package, recall_p50 against astral bench.
+test-c:
+	scripts/test-capi.sh
 
 # The arm64 build: NEON kernel words checked with objdump, test binaries
 # run under qemu-aarch64, darwin/arm64 build.

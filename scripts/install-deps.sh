@@ -16,6 +16,7 @@ have qemu-aarch64 || need+=(qemu-user)
 have aarch64-linux-gnu-objdump || need+=(binutils-aarch64-linux-gnu)
 have aarch64-linux-gnu-gcc || need+=(gcc-aarch64-linux-gnu)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
+have x86_64-w64-mingw32-g++ || need+=(g++-mingw-w64-x86-64)
 pkg_missing libc6-dev-arm64-cross && need+=(libc6-dev-arm64-cross)
 
 if ((${#need[@]})); then

@@ -1,0 +1,519 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/astral-engine/astral/astral"
+)
+
+// TestMain checks, after every test, that the tests left no index alive
+// and the runtime shut down: the handle table's leak check.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if n := liveIndexes(); n != 0 {
+		fmt.Fprintf(os.Stderr, "leak: %d indexes still in the handle table\n", n)
+		code = 1
+	}
+	if reg.rt != nil {
+		fmt.Fprintln(os.Stderr, "leak: runtime still initialized")
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// withRuntime initializes the library for one test and, at its end, checks
+// the test destroyed its indexes before shutting down.
+func withRuntime(t *testing.T, threads int) {
+	t.Helper()
+	require.Equal(t, stOK, initRuntime(threads), lastErrorLocked)
+	t.Cleanup(func() {
+		assert.Zero(t, liveIndexes(), "indexes leaked by the test")
+		require.Equal(t, stOK, shutdown())
+	})
+}
+
+// lastErrorLocked reads the last error; the tests lock their goroutine to
+// its OS thread (lockThread) so that it is the failing call's thread.
+var lastErrorLocked = func() string { return lastError() }
+
+func lockThread(t *testing.T) {
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+}
+
+func newIndex(t *testing.T, dim int) uint64 {
+	t.Helper()
+	h, st := createIndex(options{dim: uint32(dim)})
+	require.Equal(t, stOK, st, lastError())
+	require.NotZero(t, h)
+	return h
+}
+
+func randomRows(r *rand.Rand, n, dim int) []float32 {
+	v := make([]float32, n*dim)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
+}
+
+func ids(lo, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(lo + i)
+	}
+	return out
+}
+
+// requireFails checks a failure's status and that its message names the
+// export and says why.
+func requireFails(t *testing.T, want, got status, fn, why string) {
+	t.Helper()
+	require.Equal(t, want, got, "status %d (%s), want %d (%s)", got, statusString(got), want, statusString(want))
+	msg := lastError()
+	require.True(t, strings.HasPrefix(msg, fn+": "), "message %q does not name %s", msg, fn)
+	require.Contains(t, msg, why)
+}
+
+func TestVersionMatchesHeader(t *testing.T) {
+	require.Equal(t, astral.Version, headerVersion, "include/astral.h version macros differ from astral.Version")
+	var major, minor, patch uint32
+	_, err := fmt.Sscanf(astral.Version, "%d.%d.%d", &major, &minor, &patch)
+	require.NoError(t, err)
+	require.Equal(t, major*1000000+minor*1000+patch, versionNumber())
+}
+
+func TestStatusStrings(t *testing.T) {
+	all := []status{stOK, stInvalid, stDimension, stNonFinite, stDuplicateID, stNotFound, stStale, stNotInit,
+		stBufferTooSmall, stOutOfMemory, stIO, stCorrupt, stInternal, stVersion, stUnsupported}
+	seen := map[string]bool{}
+	for i, st := range all {
+		require.Equal(t, status(i), st, "codes are numbered densely from 0, once")
+		s := statusString(st)
+		require.NotEqual(t, "unknown status", s, "status %d has no string", st)
+		require.False(t, seen[s], "%q used twice", s)
+		seen[s] = true
+	}
+	require.Equal(t, "unknown status", statusString(status(len(all))))
+	require.Equal(t, "unknown status", statusString(-1))
+}
+
+func TestCallsBeforeInitAndAfterShutdown(t *testing.T) {
+	lockThread(t)
+	check := func(when string) {
+		_, st := createIndex(options{dim: 8})
+		requireFails(t, stNotInit, st, "astral_index_create", "astral_init")
+		_, st = query(1<<32|1, make([]float32, 8), 1, 1)
+		requireFails(t, stNotInit, st, "astral_index_query", "astral_init")
+		requireFails(t, stNotInit, shutdown(), "astral_shutdown", "not initialized")
+		requireFails(t, stNotInit, destroyIndex(1<<32|1), "astral_index_destroy", "astral_init")
+		require.Equal(t, stOK, destroyIndex(0), "destroying ASTRAL_INDEX_NONE is a no-op, %s", when)
+	}
+	check("before init")
+	require.Equal(t, stOK, initRuntime(0))
+	h := newIndex(t, 8)
+	require.Equal(t, stOK, shutdown())
+	check("after shutdown")
+	// A handle from before a shutdown stays stale in the next session.
+	require.Equal(t, stOK, initRuntime(0))
+	_, st := count(h)
+	requireFails(t, stStale, st, "astral_index_count", "stale")
+	require.Equal(t, stOK, shutdown())
+}
+
+func TestInitValidates(t *testing.T) {
+	lockThread(t)
+	size := uint32(sizeofInit())
+	requireFails(t, stInvalid, initRaw(size-1, 0, 0, nil, false), "astral_init", "struct_size")
+	requireFails(t, stInvalid, initRaw(0, 0, 0, nil, false), "astral_init", "struct_size")
+	requireFails(t, stInvalid, initRaw(size, -2, 0, nil, false), "astral_init", "thread count -2")
+	requireFails(t, stInvalid, initRaw(size, astral.MaxThreads+1, 0, nil, false), "astral_init", "thread count")
+	requireFails(t, stInvalid, initRaw(size, 0, 0x80, nil, false), "astral_init", "unknown flags")
+	requireFails(t, stInvalid, initRaw(size, 1, 0, []int32{0}, false), "astral_init", "without ASTRAL_INIT_PIN_THREADS")
+	requireFails(t, stInvalid, initRaw(size, 1, pinFlag, []int32{0}, true), "astral_init", "cpus is NULL")
+	require.Nil(t, reg.rt, "failed inits leave the library uninitialized")
+
+	require.Equal(t, stOK, initNil(), lastError())
+	requireFails(t, stInvalid, initRuntime(0), "astral_init", "already initialized")
+	require.Equal(t, stOK, shutdown())
+
+	if runtime.GOOS == "linux" {
+		require.Equal(t, stOK, initRaw(size, 1, pinFlag, []int32{0}, false), lastError())
+		require.Equal(t, stOK, shutdown())
+		requireFails(t, stInvalid, initRaw(size, 1, pinFlag, []int32{1 << 20}, false), "astral_init", "CPU")
+	}
+}
+
+func TestHandleTable(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	a, b, c := newIndex(t, 4), newIndex(t, 4), newIndex(t, 4)
+	require.Len(t, map[uint64]bool{a: true, b: true, c: true}, 3)
+	require.Equal(t, 3, liveIndexes())
+
+	require.Equal(t, stOK, destroyIndex(b))
+	requireFails(t, stStale, destroyIndex(b), "astral_index_destroy", "destroyed")
+	_, st := count(b)
+	requireFails(t, stStale, st, "astral_index_count", "stale")
+
+	// The slot is reused with a new generation: the old handle stays stale.
+	d := newIndex(t, 4)
+	require.Equal(t, b&0xffffffff, d&0xffffffff, "slot reused")
+	require.NotEqual(t, b, d)
+	_, st = count(b)
+	requireFails(t, stStale, st, "astral_index_count", "stale")
+	_, st = count(d)
+	require.Equal(t, stOK, st)
+
+	for _, forged := range []uint64{1 << 31, a + 1<<32, a + 2<<32, a ^ 0xffffffff00000000, uint64(1000)<<32 | 1, math.MaxUint64} {
+		_, st = count(forged)
+		requireFails(t, stStale, st, "astral_index_count", "never issued")
+	}
+	_, st = count(0)
+	requireFails(t, stInvalid, st, "astral_index_count", "ASTRAL_INDEX_NONE")
+
+	for _, h := range []uint64{a, c, d} {
+		require.Equal(t, stOK, destroyIndex(h))
+	}
+	require.Zero(t, liveIndexes())
+}
+
+func TestShutdownDestroysIndexes(t *testing.T) {
+	require.Equal(t, stOK, initRuntime(1))
+	newIndex(t, 4)
+	newIndex(t, 4)
+	require.Equal(t, 2, liveIndexes())
+	require.Equal(t, stOK, shutdown())
+	require.Zero(t, liveIndexes())
+}
+
+func TestCreateValidates(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	const fn = "astral_index_create"
+	for _, c := range []struct {
+		o    options
+		want status
+		why  string
+	}{
+		{options{dim: 0}, stInvalid, "dimension 0"},
+		{options{dim: 4097}, stInvalid, "dimension 4097"},
+		{options{dim: 8, metric: 4}, stInvalid, "metric"},
+		{options{dim: 8, metric: 260}, stInvalid, "metric"},
+		{options{dim: 8, storage: 2}, stInvalid, "storage"},
+		{options{dim: 8, kind: 3}, stInvalid, "kind"},
+		{options{dim: 8, kind: kindHNSW}, stUnsupported, "ASTRAL_KIND_HNSW"},
+		{options{dim: 8, kind: kindHNSW, m: 1}, stInvalid, "hnsw_m 1"},
+		{options{dim: 8, m: 129}, stInvalid, "hnsw_m 129"},
+		{options{dim: 8, m: 32, efc: 16}, stInvalid, "hnsw_ef_construction 16"},
+		{options{dim: 8, efc: 5000}, stInvalid, "hnsw_ef_construction 5000"},
+		{options{dim: 8, efs: 5000}, stInvalid, "hnsw_ef_search 5000"},
+		{options{dim: 8, flatLimit: math.MaxUint64}, stInvalid, "flat_limit_bytes"},
+		{options{dim: 8, size: 8}, stInvalid, "struct_size 8"},
+		{options{dim: 8, size: sizeofOptions() + 8}, stVersion, "does not know"},
+	} {
+		h, st := createIndex(c.o)
+		requireFails(t, c.want, st, fn, c.why)
+		require.Zero(t, h, "out_index is ASTRAL_INDEX_NONE on failure")
+	}
+	for _, o := range []options{
+		{dim: 1}, {dim: 4096, metric: metricL2}, {dim: 8, kind: kindFlat, m: 2, efc: 2, efs: 1},
+		{dim: 8, kind: kindAuto, m: 128, efc: 4096, efs: 4096, flatLimit: 1 << 40},
+	} {
+		h, st := createIndex(o)
+		require.Equal(t, stOK, st, "%+v: %s", o, lastError())
+		require.Equal(t, stOK, destroyIndex(h))
+	}
+}
+
+func TestStats(t *testing.T) {
+	withRuntime(t, 1)
+	h := newIndex(t, 384)
+	defer destroyIndex(h)
+	require.Equal(t, stOK, addVectors(h, ids(0, 10), randomRows(rand.New(rand.NewPCG(1, 2)), 10, 384)))
+	s, st := indexStats(h)
+	require.Equal(t, stOK, st)
+	require.Equal(t, stats{dim: 384, metric: 1, kind: kindFlat, storage: 1, threads: 1, count: 10, bytes: s.bytes, kernel: s.kernel}, s)
+	require.NotEmpty(t, s.kernel)
+	require.Positive(t, s.bytes)
+}
+
+// TestMatchesGoAPI: the C path returns the Go API's results, bit for bit.
+func TestMatchesGoAPI(t *testing.T) {
+	withRuntime(t, 1)
+	const dim, n, nq, k = 96, 3000, 20, 10
+	r := rand.New(rand.NewPCG(3, 4))
+	base, qs := randomRows(r, n, dim), randomRows(r, nq, dim)
+	for _, metric := range []uint32{0, 2, metricL2} {
+		h, st := createIndex(options{dim: dim, metric: metric})
+		require.Equal(t, stOK, st)
+		opts := []astral.Option{astral.WithDim(dim)}
+		if metric != 0 {
+			opts = append(opts, astral.WithMetric(astral.Metric(metric)))
+		}
+		x, err := astral.NewIndex(nil, opts...)
+		require.NoError(t, err)
+		require.Equal(t, stOK, addVectors(h, ids(100, n), base))
+		require.NoError(t, x.Add(ids(100, n), base))
+		require.Equal(t, stOK, removeIDs(h, ids(100, 50)))
+		require.NoError(t, x.Remove(ids(100, 50)...))
+
+		batch, st := queryBatch(h, qs, nq, dim, k, nq*k)
+		require.Equal(t, stOK, st)
+		for i := range nq {
+			want, err := x.Query(nil, qs[i*dim:(i+1)*dim], k)
+			require.NoError(t, err)
+			got, st := query(h, qs[i*dim:(i+1)*dim], k, k)
+			require.Equal(t, stOK, st)
+			require.Equal(t, want, got)
+			require.Equal(t, want, batch[i])
+		}
+		require.Equal(t, stOK, destroyIndex(h))
+	}
+}
+
+func TestErrorsMapped(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	const dim = 8
+	h := newIndex(t, dim)
+	defer destroyIndex(h)
+	r := rand.New(rand.NewPCG(5, 6))
+	require.Equal(t, stOK, addVectors(h, ids(0, 5), randomRows(r, 5, dim)))
+
+	requireFails(t, stDimension, addVectors(h, ids(10, 2), randomRows(r, 3, dim)), "astral_index_add", "dimension mismatch")
+	bad := randomRows(r, 2, dim)
+	bad[3] = float32(math.NaN())
+	requireFails(t, stNonFinite, addVectors(h, ids(10, 2), bad), "astral_index_add", "NaN")
+	requireFails(t, stDuplicateID, addVectors(h, []uint64{3}, randomRows(r, 1, dim)), "astral_index_add", "already stored")
+	requireFails(t, stDuplicateID, addVectors(h, []uint64{7, 7}, randomRows(r, 2, dim)), "astral_index_add", "repeated")
+	requireFails(t, stNotFound, removeIDs(h, []uint64{1, 99}), "astral_index_remove", "99")
+	requireFails(t, stDuplicateID, removeIDs(h, []uint64{1, 1}), "astral_index_remove", "repeated")
+	n, _ := count(h)
+	require.EqualValues(t, 5, n, "failed calls change nothing")
+
+	q := randomRows(r, 1, dim)
+	_, st := query(h, q, 0, 10)
+	requireFails(t, stInvalid, st, "astral_index_query", "k = 0")
+	_, st = query(h, q, astral.MaxK+1, astral.MaxK+1)
+	requireFails(t, stInvalid, st, "astral_index_query", "k = 1025")
+	_, st = query(h, q, 10, 9)
+	requireFails(t, stBufferTooSmall, st, "astral_index_query", "results holds 9")
+	_, st = query(h, q[:dim-1], 3, 3)
+	requireFails(t, stDimension, st, "astral_index_query", "7 values")
+	q[0] = float32(math.Inf(1))
+	_, st = query(h, q, 3, 3)
+	requireFails(t, stNonFinite, st, "astral_index_query", "NaN or Inf")
+
+	// k above the index size returns what there is.
+	q[0] = 1
+	res, st := query(h, q, 100, 100)
+	require.Equal(t, stOK, st)
+	require.Len(t, res, 5)
+}
+
+func TestLastErrorPerThread(t *testing.T) {
+	withRuntime(t, 0)
+	h := newIndex(t, 4)
+	defer destroyIndex(h)
+	var wg sync.WaitGroup
+	msgs := make([]string, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if i == 0 {
+				query(h, make([]float32, 4), 0, 1) // k = 0
+			} else {
+				query(h, make([]float32, 3), 1, 1) // dimension
+			}
+			msgs[i] = lastError()
+		})
+	}
+	wg.Wait()
+	require.Contains(t, msgs[0], "k = 0")
+	require.Contains(t, msgs[1], "3 values")
+
+	// Truncation: like snprintf, the full length, and always NUL-terminated.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	query(h, make([]float32, 4), 0, 1)
+	full := lastError()
+	n, _ := lastErrorInto(0)
+	require.Equal(t, len(full), n)
+	n, got := lastErrorInto(6)
+	require.Equal(t, len(full), n)
+	require.Equal(t, full[:5]+"\x00", got)
+	n, got = lastErrorInto(len(full) + 1)
+	require.Equal(t, len(full), n)
+	require.Equal(t, full+"\x00", got)
+	_, st := count(h)
+	require.Equal(t, stOK, st)
+	require.Equal(t, full, lastError(), "a success leaves the last error alone")
+}
+
+func TestPanicBecomesInternal(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	h := newIndex(t, 4)
+	defer destroyIndex(h)
+	testHook = func(fn string) {
+		if fn == "astral_index_query" {
+			panic("boom")
+		}
+	}
+	defer func() { testHook = nil }()
+	_, st := query(h, make([]float32, 4), 1, 1)
+	requireFails(t, stInternal, st, "astral_index_query", "internal error (panic): boom")
+
+	// A runtime error inside the Go library is caught the same way.
+	testHook = func(fn string) {
+		if fn == "astral_index_count" {
+			var m map[string]int
+			m["x"] = 1
+		}
+	}
+	_, st = count(h)
+	requireFails(t, stInternal, st, "astral_index_count", "nil map")
+	testHook = nil
+	_, st = count(h)
+	require.Equal(t, stOK, st, "the library still works after a recovered panic")
+}
+
+// TestConcurrentQueryAddRemove: 8 goroutines query one index through the
+// exports while another adds and removes; every result must be well formed.
+// Run with -race.
+func TestConcurrentQueryAddRemove(t *testing.T) {
+	withRuntime(t, 2)
+	const dim, n, k = 32, 2000, 10
+	h := newIndex(t, dim)
+	defer destroyIndex(h)
+	r := rand.New(rand.NewPCG(7, 8))
+	require.Equal(t, stOK, addVectors(h, ids(0, n), randomRows(r, n, dim)))
+
+	// Long enough for many add/remove rounds to interleave with the
+	// queries, whatever the kernel (-tags noasm is slower) or -race.
+	deadline := time.Now().Add(500 * time.Millisecond)
+	var stop atomic.Bool
+	var rounds atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	wg.Go(func() { // the mutator: ids from 1,000,000 up, added and removed in turn
+		mr := rand.New(rand.NewPCG(9, 10))
+		for round := 0; !stop.Load(); round++ {
+			batch := ids(1_000_000+round*16, 16)
+			if st := addVectors(h, batch, randomRows(mr, 16, dim)); st != stOK {
+				errs <- fmt.Errorf("add: %s", statusString(st))
+				return
+			}
+			if st := removeIDs(h, batch[:8]); st != stOK {
+				errs <- fmt.Errorf("remove: %s", statusString(st))
+				return
+			}
+			rounds.Add(1)
+		}
+	})
+	var queriers sync.WaitGroup
+	for g := range 8 {
+		queriers.Go(func() {
+			qr := rand.New(rand.NewPCG(uint64(g), 11))
+			cq, cres := cFloatsOf(randomRows(qr, 1, dim)), newResults(k)
+			defer cq.free()
+			defer cres.free()
+			for i := 0; i < 50 || time.Now().Before(deadline); i++ {
+				setFloats(cq, randomRows(qr, 1, dim))
+				got, st := queryInto(h, cq, k, cres)
+				if st != stOK {
+					errs <- fmt.Errorf("query: %s", statusString(st))
+					return
+				}
+				if err := wellFormed(results(cres, got), k); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	queriers.Wait()
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	require.Positive(t, rounds.Load(), "the mutator ran during the queries")
+	stored, st := count(h)
+	require.Equal(t, stOK, st)
+	require.EqualValues(t, n+8*rounds.Load(), stored)
+}
+
+func wellFormed(res []astral.Result, k int) error {
+	if len(res) != k {
+		return fmt.Errorf("%d results, want %d", len(res), k)
+	}
+	seen := map[uint64]bool{}
+	for i, x := range res {
+		if x.ID >= 2000 && x.ID < 1_000_000 {
+			return fmt.Errorf("result %d: id %d was never added", i, x.ID)
+		}
+		if seen[x.ID] {
+			return fmt.Errorf("result %d: id %d repeated", i, x.ID)
+		}
+		seen[x.ID] = true
+		if math.IsNaN(float64(x.Score)) || x.Score < -1.01 || x.Score > 1.01 {
+			return fmt.Errorf("result %d: cosine score %v", i, x.Score)
+		}
+		if i > 0 && (x.Score > res[i-1].Score || x.Score == res[i-1].Score && x.ID < res[i-1].ID) {
+			return fmt.Errorf("results %d and %d out of order", i-1, i)
+		}
+	}
+	return nil
+}
+
+// TestQueryThroughCAllocatesNothing: queries made from C through the export
+// allocate nothing on the Go heap: serially, exactly zero over the loop.
+// With a worker, internal/pool parks the caller and the worker on channels,
+// and the Go runtime allocates a sudog when the parking goroutine's P has
+// none cached: that is the pool's, the Go API pays it too, and it is
+// logged and loosely bounded here rather than asserted away.
+func TestQueryThroughCAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's bookkeeping is not what this measures")
+	}
+	for _, threads := range []int{0, 1} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			withRuntime(t, threads)
+			const dim, n, nq, k, iters = 384, 2000, 16, 10, 1000
+			h := newIndex(t, dim)
+			defer destroyIndex(h)
+			r := rand.New(rand.NewPCG(12, 13))
+			require.Equal(t, stOK, addVectors(h, ids(0, n), randomRows(r, n, dim)))
+			qs, res := cFloatsOf(randomRows(r, nq, dim)), newResults(k)
+			defer qs.free()
+			defer res.free()
+			require.Equal(t, stOK, queryLoopC(h, qs, dim, k, res, 100)) // warm: per-query scratch
+
+			before := goMallocs()
+			require.Equal(t, stOK, queryLoopC(h, qs, dim, k, res, iters))
+			allocs := goMallocs() - before
+			t.Logf("%d Go heap allocations over %d queries through C", allocs, iters)
+			if threads == 0 {
+				require.Zero(t, allocs)
+			} else {
+				require.Less(t, allocs, uint64(iters/4))
+			}
+		})
+	}
+}

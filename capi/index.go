@@ -1,0 +1,308 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/astral-engine/astral/astral"
+)
+
+// HNSW parameters: accepted and validated now so hosts can set them; the
+// graph itself is a later issue. 0 in AstralIndexOptions means these.
+const (
+	defaultHNSWM              = 16
+	defaultHNSWEfConstruction = 200
+	defaultHNSWEfSearch       = 128
+	maxHNSWM                  = 128
+	maxHNSWEf                 = 4096
+)
+
+// maxValues bounds any count the host passes, so that products of counts
+// and the slices laid over C arrays cannot overflow.
+const maxValues = 1 << 40
+
+//export astral_index_create
+func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_create"
+	defer recoverStatus(fn, &st)
+	if outIndex != nil {
+		*outIndex = 0
+	}
+	if options == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "options is NULL")
+	}
+	if outIndex == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_index is NULL")
+	}
+	var o C.AstralIndexOptions
+	if st := readStruct(fn, unsafe.Pointer(&o), unsafe.Sizeof(o), unsafe.Pointer(options), minIndexOptionsSize); st != statusOK {
+		return st
+	}
+	if o.dimension > C.ASTRAL_MAX_DIMENSION {
+		// Refused here so that int() below cannot wrap it into range.
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "dimension %d: want 1 to %d", uint32(o.dimension), C.ASTRAL_MAX_DIMENSION)
+	}
+	m := uint32(o.hnsw_m)
+	if m == 0 {
+		m = defaultHNSWM
+	}
+	if m < 2 || m > maxHNSWM {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_m %d: want 2 to %d (0 for %d)", m, maxHNSWM, defaultHNSWM)
+	}
+	if efc := uint32(o.hnsw_ef_construction); efc != 0 && (efc < m || efc > maxHNSWEf) {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_construction %d: want m (%d) to %d (0 for %d)", efc, m, maxHNSWEf, defaultHNSWEfConstruction)
+	}
+	if efs := uint32(o.hnsw_ef_search); efs > maxHNSWEf {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_search %d: want 1 to %d (0 for %d)", efs, maxHNSWEf, defaultHNSWEfSearch)
+	}
+	if o.flat_limit_bytes > math.MaxInt64 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes %d is above INT64_MAX", uint64(o.flat_limit_bytes))
+	}
+	if o.kind == C.ASTRAL_KIND_HNSW {
+		return fail(fn, C.ASTRAL_E_UNSUPPORTED, "ASTRAL_KIND_HNSW is not available in this version (%s); use ASTRAL_KIND_FLAT or ASTRAL_KIND_AUTO", astral.Version)
+	}
+	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind)))}
+	if o.metric != C.ASTRAL_METRIC_DEFAULT {
+		opts = append(opts, astral.WithMetric(astral.Metric(clampU8(o.metric))))
+	}
+	if o.storage != C.ASTRAL_STORAGE_DEFAULT {
+		opts = append(opts, astral.WithStorage(astral.Storage(clampU8(o.storage))))
+	}
+	if o.flat_limit_bytes != 0 {
+		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
+	}
+
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.rt == nil {
+		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_init has not been called (or astral_shutdown has)")
+	}
+	x, err := astral.NewIndex(reg.rt, opts...)
+	if err != nil {
+		return failErr(fn, err)
+	}
+	h, ok := reg.insert(&entry{x: x, dim: int(o.dimension), rt: reg.rt})
+	if !ok {
+		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "%d indexes alive: destroy some first", reg.live)
+	}
+	*outIndex = h
+	return statusOK
+}
+
+// clampU8 keeps out-of-range enum values out of range when narrowed to the
+// Go package's uint8 enums (300 must not become 44).
+func clampU8(v C.uint32_t) uint8 {
+	return uint8(min(v, math.MaxUint8))
+}
+
+//export astral_index_destroy
+func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_destroy"
+	defer recoverStatus(fn, &st)
+	if index == 0 {
+		return statusOK
+	}
+	if _, st := lookup(fn, index); st != statusOK {
+		return st
+	}
+	reg.mu.Lock()
+	down, gone := reg.rt == nil, !reg.remove(index)
+	reg.mu.Unlock()
+	// Another thread may have destroyed it, or shut down, since the lookup.
+	if down {
+		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_shutdown ran while destroying")
+	}
+	if gone {
+		return fail(fn, C.ASTRAL_E_STALE_HANDLE, "index handle %#x is stale: the index was destroyed", uint64(index))
+	}
+	return statusOK
+}
+
+//export astral_index_add
+func astral_index_add(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t) (st C.AstralStatus) {
+	const fn = "astral_index_add"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if ids == nil && count > 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
+	}
+	if vectors == nil && valueCount > 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "vectors is NULL with value_count %d", valueCount)
+	}
+	if count > maxValues || valueCount > maxValues {
+		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d, value_count %d: too large", count, valueCount)
+	}
+	err := e.x.Add(unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count), unsafe.Slice((*float32)(unsafe.Pointer(vectors)), valueCount))
+	if err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_remove
+func astral_index_remove(index C.AstralIndex, ids *C.uint64_t, count C.size_t) (st C.AstralStatus) {
+	const fn = "astral_index_remove"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if ids == nil && count > 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
+	}
+	if count > maxValues {
+		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d: too large", count)
+	}
+	if err := e.x.Remove(unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count)...); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+// checkQueryArgs validates what astral_index_query and _query_batch share.
+func checkQueryArgs(fn string, e *entry, queries *C.float, nq, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCounts *C.uint32_t) C.AstralStatus {
+	if nq > 0 && queries == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "query is NULL")
+	}
+	if nq > 0 && results == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "results is NULL")
+	}
+	if nq > 0 && outCounts == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out count is NULL")
+	}
+	if k < 1 || k > astral.MaxK {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "k = %d: want 1 to %d", k, astral.MaxK)
+	}
+	if nq > maxValues/astral.MaxK {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "query_count %d: too large", nq)
+	}
+	if capacity < nq*C.size_t(k) {
+		if nq == 1 {
+			return fail(fn, C.ASTRAL_E_BUFFER_TOO_SMALL, "results holds %d, k = %d needs %d", capacity, k, k)
+		}
+		return fail(fn, C.ASTRAL_E_BUFFER_TOO_SMALL, "results holds %d, %d queries x k = %d need %d", capacity, nq, k, nq*C.size_t(k))
+	}
+	if nq > 0 && dimension != C.size_t(e.dim) {
+		return fail(fn, C.ASTRAL_E_DIMENSION, "query has %d values, index dimension is %d", dimension, e.dim)
+	}
+	return statusOK
+}
+
+//export astral_index_query
+func astral_index_query(index C.AstralIndex, query *C.float, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCount *C.uint32_t) (st C.AstralStatus) {
+	const fn = "astral_index_query"
+	defer recoverStatus(fn, &st)
+	if outCount != nil {
+		*outCount = 0
+	}
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if st := checkQueryArgs(fn, e, query, 1, dimension, k, results, capacity, outCount); st != statusOK {
+		return st
+	}
+	// The Go API writes straight into the caller's array and reads the
+	// query in place: no copy, no allocation.
+	dst := unsafe.Slice((*astral.Result)(unsafe.Pointer(results)), k)
+	res, err := e.x.Query(dst[:0], unsafe.Slice((*float32)(unsafe.Pointer(query)), dimension), int(k))
+	if err != nil {
+		return failErr(fn, err)
+	}
+	*outCount = C.uint32_t(len(res))
+	return statusOK
+}
+
+//export astral_index_query_batch
+func astral_index_query_batch(index C.AstralIndex, queries *C.float, queryCount, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCounts *C.uint32_t) (st C.AstralStatus) {
+	const fn = "astral_index_query_batch"
+	defer recoverStatus(fn, &st)
+	if outCounts != nil && queryCount <= maxValues/astral.MaxK {
+		clear(unsafe.Slice((*uint32)(unsafe.Pointer(outCounts)), queryCount))
+	}
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if st := checkQueryArgs(fn, e, queries, queryCount, dimension, k, results, capacity, outCounts); st != statusOK {
+		return st
+	}
+	nq, dim, kk := int(queryCount), e.dim, int(k)
+	qs := unsafe.Slice((*float32)(unsafe.Pointer(queries)), nq*dim)
+	dst := unsafe.Slice((*astral.Result)(unsafe.Pointer(results)), nq*kk)
+	outs := unsafe.Slice((*uint32)(unsafe.Pointer(outCounts)), nq)
+	// QueryBatch takes []int counts: feed it MaxBatch queries at a time
+	// through a stack array instead of allocating one per call.
+	var counts [astral.MaxBatch]int
+	for lo := 0; lo < nq; lo += astral.MaxBatch {
+		m := min(astral.MaxBatch, nq-lo)
+		if _, err := e.x.QueryBatch(dst[lo*kk:(lo+m)*kk], counts[:m], qs[lo*dim:(lo+m)*dim], kk); err != nil {
+			clear(outs)
+			return failErr(fn, err)
+		}
+		for j, c := range counts[:m] {
+			outs[lo+j] = uint32(c)
+		}
+	}
+	return statusOK
+}
+
+//export astral_index_count
+func astral_index_count(index C.AstralIndex, outCount *C.uint64_t) (st C.AstralStatus) {
+	const fn = "astral_index_count"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if outCount == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_count is NULL")
+	}
+	*outCount = C.uint64_t(e.x.Len())
+	return statusOK
+}
+
+//export astral_index_stats
+func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.AstralStatus) {
+	const fn = "astral_index_stats"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if outStats == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_stats is NULL")
+	}
+	size := uintptr(outStats.struct_size)
+	if size < minStatsSize || size > maxStructSize {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "struct_size %d: want sizeof(AstralStats) (%d with this library's header)", size, unsafe.Sizeof(C.AstralStats{}))
+	}
+	s := e.x.Stats()
+	out := C.AstralStats{
+		struct_size:      C.uint32_t(size),
+		dimension:        C.uint32_t(s.Dim),
+		count:            C.uint64_t(s.Len),
+		metric:           C.uint32_t(s.Metric),
+		kind:             C.uint32_t(s.Kind),
+		storage:          C.uint32_t(s.Storage),
+		thread_count:     C.uint32_t(e.rt.Threads()),
+		bytes:            C.uint64_t(s.Bytes),
+		bytes_per_vector: C.double(s.BytesPerVector),
+	}
+	name := unsafe.Slice((*byte)(unsafe.Pointer(&out.kernel[0])), len(out.kernel))
+	name[copyMessage(name[:len(name)-1], s.Kernel)] = 0
+	// Write only the bytes the caller's struct has; zero any tail we do not
+	// know so a newer host reads defaults.
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(outStats)), size)
+	n := copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&out)), unsafe.Sizeof(out)))
+	clear(dst[n:])
+	return statusOK
+}

@@ -1,0 +1,251 @@
+package main
+
+// Helpers for the Go tests, which cannot use cgo themselves (no cgo in
+// _test.go files): Go-typed wrappers over the exports, with arrays in C
+// memory as a host passes them. The library never calls them, so the Go
+// linker leaves them out of it.
+
+/*
+#include <stdlib.h>
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/astral-engine/astral/astral"
+)
+
+type status = C.AstralStatus
+
+const (
+	stOK             status = C.ASTRAL_OK
+	stInvalid        status = C.ASTRAL_E_INVALID_ARGUMENT
+	stDimension      status = C.ASTRAL_E_DIMENSION
+	stNonFinite      status = C.ASTRAL_E_NON_FINITE
+	stDuplicateID    status = C.ASTRAL_E_DUPLICATE_ID
+	stNotFound       status = C.ASTRAL_E_NOT_FOUND
+	stStale          status = C.ASTRAL_E_STALE_HANDLE
+	stNotInit        status = C.ASTRAL_E_NOT_INITIALIZED
+	stBufferTooSmall status = C.ASTRAL_E_BUFFER_TOO_SMALL
+	stOutOfMemory    status = C.ASTRAL_E_OUT_OF_MEMORY
+	stIO             status = C.ASTRAL_E_IO
+	stCorrupt        status = C.ASTRAL_E_CORRUPT
+	stInternal       status = C.ASTRAL_E_INTERNAL
+	stVersion        status = C.ASTRAL_E_VERSION_MISMATCH
+	stUnsupported    status = C.ASTRAL_E_UNSUPPORTED
+)
+
+const (
+	kindAuto = C.ASTRAL_KIND_AUTO
+	kindFlat = C.ASTRAL_KIND_FLAT
+	kindHNSW = C.ASTRAL_KIND_HNSW
+	metricL2 = C.ASTRAL_METRIC_L2
+	pinFlag  = C.ASTRAL_INIT_PIN_THREADS
+)
+
+// cArray is n elements of T in C memory.
+type cArray[T any] struct {
+	p *T
+	n int
+}
+
+func newCArray[T any](n int) cArray[T] {
+	var zero T
+	p := (*T)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(zero))))
+	return cArray[T]{p, n}
+}
+
+func cCopy[T any](v []T) cArray[T] {
+	a := newCArray[T](len(v))
+	copy(a.slice(), v)
+	return a
+}
+
+func (a cArray[T]) slice() []T { return unsafe.Slice(a.p, a.n) }
+func (a cArray[T]) free()      { C.free(unsafe.Pointer(a.p)) }
+
+type (
+	cFloats  = cArray[C.float]
+	cResults = cArray[C.AstralResult]
+)
+
+func cFloatsOf(v []float32) cFloats {
+	a := newCArray[C.float](len(v))
+	copy(unsafe.Slice((*float32)(unsafe.Pointer(a.p)), a.n), v)
+	return a
+}
+
+func newResults(n int) cResults { return newCArray[C.AstralResult](n) }
+
+func setFloats(a cFloats, v []float32) {
+	copy(unsafe.Slice((*float32)(unsafe.Pointer(a.p)), a.n), v)
+}
+
+func sizeofInit() uintptr { return unsafe.Sizeof(C.AstralInit{}) }
+
+// results returns the first n of a as Go results.
+func results(a cResults, n int) []astral.Result {
+	return append([]astral.Result(nil), unsafe.Slice((*astral.Result)(unsafe.Pointer(a.p)), n)...)
+}
+
+func initRuntime(threads int) status {
+	cfg := C.AstralInit{struct_size: C.uint32_t(unsafe.Sizeof(C.AstralInit{})), thread_count: C.int32_t(threads)}
+	return astral_init(&cfg)
+}
+
+// initRaw passes an AstralInit as a host would, cpus in C memory.
+func initRaw(size uint32, threads int32, flags uint32, cpus []int32, nilCPUs bool) status {
+	a := newCArray[C.AstralInit](1)
+	defer a.free()
+	cfg := &a.slice()[0]
+	*cfg = C.AstralInit{struct_size: C.uint32_t(size), thread_count: C.int32_t(threads), flags: C.uint32_t(flags), cpu_count: C.uint32_t(len(cpus))}
+	if len(cpus) > 0 && !nilCPUs {
+		c := newCArray[C.int32_t](len(cpus))
+		defer c.free()
+		for i, v := range cpus {
+			c.slice()[i] = C.int32_t(v)
+		}
+		cfg.cpus = c.p
+	}
+	return astral_init(cfg)
+}
+
+func initNil() status { return astral_init(nil) }
+
+func shutdown() status { return astral_shutdown() }
+
+// options mirrors AstralIndexOptions; size 0 means sizeof.
+type options struct {
+	size, dim, metric, kind, storage, m, efc, efs uint32
+	flatLimit                                     uint64
+}
+
+func sizeofOptions() uint32 { return uint32(unsafe.Sizeof(C.AstralIndexOptions{})) }
+
+func createIndex(o options) (uint64, status) {
+	if o.size == 0 {
+		o.size = sizeofOptions()
+	}
+	// A struct_size larger than the struct: lay the options over a bigger
+	// zeroed C buffer, as a newer header's struct would be.
+	buf := newCArray[byte](int(max(o.size, sizeofOptions())))
+	defer buf.free()
+	co := (*C.AstralIndexOptions)(unsafe.Pointer(buf.p))
+	*co = C.AstralIndexOptions{
+		struct_size: C.uint32_t(o.size), dimension: C.uint32_t(o.dim), metric: C.uint32_t(o.metric),
+		kind: C.uint32_t(o.kind), storage: C.uint32_t(o.storage), hnsw_m: C.uint32_t(o.m),
+		flat_limit_bytes: C.uint64_t(o.flatLimit), hnsw_ef_construction: C.uint32_t(o.efc), hnsw_ef_search: C.uint32_t(o.efs),
+	}
+	if o.size > sizeofOptions() {
+		buf.slice()[o.size-1] = 1 // an unknown field set
+	}
+	out := newCArray[C.AstralIndex](1)
+	defer out.free()
+	st := astral_index_create(co, out.p)
+	return uint64(*out.p), st
+}
+
+func destroyIndex(h uint64) status { return astral_index_destroy(C.AstralIndex(h)) }
+
+func addVectors(h uint64, ids []uint64, vecs []float32) status {
+	ci, cv := cCopy(ids), cFloatsOf(vecs)
+	defer ci.free()
+	defer cv.free()
+	return astral_index_add(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)))
+}
+
+func removeIDs(h uint64, ids []uint64) status {
+	ci := cCopy(ids)
+	defer ci.free()
+	return astral_index_remove(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)))
+}
+
+// queryInto queries with arrays the caller prepared in C memory.
+func queryInto(h uint64, q cFloats, k int, res cResults) (int, status) {
+	var n C.uint32_t
+	st := astral_index_query(C.AstralIndex(h), q.p, C.size_t(q.n), C.uint32_t(k), res.p, C.size_t(res.n), &n)
+	return int(n), st
+}
+
+func query(h uint64, q []float32, k, capacity int) ([]astral.Result, status) {
+	cq, res := cFloatsOf(q), newCArray[C.AstralResult](capacity)
+	defer cq.free()
+	defer res.free()
+	n, st := queryInto(h, cq, k, res)
+	return results(res, n), st
+}
+
+func queryBatch(h uint64, qs []float32, nq, dim, k, capacity int) ([][]astral.Result, status) {
+	cq, res, counts := cFloatsOf(qs), newCArray[C.AstralResult](capacity), newCArray[C.uint32_t](nq)
+	defer cq.free()
+	defer res.free()
+	defer counts.free()
+	st := astral_index_query_batch(C.AstralIndex(h), cq.p, C.size_t(nq), C.size_t(dim), C.uint32_t(k), res.p, C.size_t(capacity), counts.p)
+	all := results(res, capacity)
+	out := make([][]astral.Result, nq)
+	for i := range out {
+		out[i] = all[i*k : i*k+int(counts.slice()[i])]
+	}
+	return out, st
+}
+
+func count(h uint64) (uint64, status) {
+	var n C.uint64_t
+	st := astral_index_count(C.AstralIndex(h), &n)
+	return uint64(n), st
+}
+
+type stats struct {
+	dim, metric, kind, storage, threads uint32
+	count, bytes                        uint64
+	kernel                              string
+}
+
+func indexStats(h uint64) (stats, status) {
+	var s C.AstralStats
+	s.struct_size = C.uint32_t(unsafe.Sizeof(s))
+	st := astral_index_stats(C.AstralIndex(h), &s)
+	return stats{
+		dim: uint32(s.dimension), metric: uint32(s.metric), kind: uint32(s.kind), storage: uint32(s.storage),
+		threads: uint32(s.thread_count), count: uint64(s.count), bytes: uint64(s.bytes),
+		kernel: C.GoString(&s.kernel[0]),
+	}, st
+}
+
+// lastError is the calling thread's message; lock the goroutine to its
+// thread around the call that failed and this one.
+func lastError() string {
+	buf := newCArray[C.char](C.CAPI_ERROR_SIZE)
+	defer buf.free()
+	astral_last_error(buf.p, C.size_t(buf.n))
+	return C.GoString(buf.p)
+}
+
+// lastErrorInto calls astral_last_error with a buffer of capacity bytes
+// (NULL when capacity is 0) and returns the length and what it wrote.
+func lastErrorInto(capacity int) (int, string) {
+	if capacity == 0 {
+		return int(astral_last_error(nil, 0)), ""
+	}
+	buf := newCArray[C.char](capacity)
+	defer buf.free()
+	for i := range buf.slice() {
+		buf.slice()[i] = 'x'
+	}
+	n := astral_last_error(buf.p, C.size_t(capacity))
+	return int(n), C.GoStringN(buf.p, C.int(capacity))
+}
+
+func statusString(st status) string { return C.GoString(astral_status_string(st)) }
+
+func versionNumber() uint32 { return uint32(astral_version_number()) }
+
+// queryLoopC runs iterations queries from C, cycling over qs (rows of
+// dim floats).
+func queryLoopC(h uint64, qs cFloats, dim, k int, res cResults, iterations int) status {
+	return C.capi_test_query_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), C.uint32_t(k), res.p, C.size_t(res.n), C.size_t(iterations))
+}
+
+func goMallocs() uint64 { return uint64(astral_debug_go_mallocs()) }

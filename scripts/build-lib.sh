@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds libastral, the C ABI (capi/), with the Go toolchain:
+#   build/libastral.so      c-shared, SONAME libastral.so.<major> (+ that symlink)
+#   build/libastral.a       c-archive
+#   build/include/          astral.h, astral.hpp (the hand-written headers)
+#   build/cgo/              cgo's generated headers: for the export-drift check only
+#   build/windows/astral.dll  cross-built with mingw-w64, with libastral.dll.a;
+#                           libgcc and winpthread linked in, so it needs only
+#                           system DLLs (skipped, with a message, when
+#                           mingw-w64 is absent)
+# Usage: scripts/build-lib.sh [OUTDIR]   (default build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-build}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+go=${GO:-go}
+command -v "$go" >/dev/null 2>&1 || go=/usr/local/go/bin/go
+
+major=$(sed -n 's/^#define ASTRAL_VERSION_MAJOR \([0-9]*\)$/\1/p' include/astral.h)
+[ -n "$major" ] || { echo "build-lib: no ASTRAL_VERSION_MAJOR in include/astral.h" >&2; exit 1; }
+soname=libastral.so.$major
+
+mkdir -p "$out/include" "$out/cgo"
+export CGO_ENABLED=1
+
+echo "build-lib: $out/libastral.so ($soname)"
+"$go" build -trimpath -buildmode=c-shared \
+  -ldflags="-extldflags=-Wl,-soname,$soname" -o "$out/libastral.so" ./capi
+mv "$out/libastral.h" "$out/cgo/libastral-shared.h"
+ln -sf libastral.so "$out/$soname"
+
+echo "build-lib: $out/libastral.a"
+"$go" build -trimpath -buildmode=c-archive -o "$out/libastral.a" ./capi
+mv "$out/libastral.h" "$out/cgo/libastral.h"
+
+cp include/astral.h include/astral.hpp "$out/include/"
+
+mingw=${MINGW_CC:-x86_64-w64-mingw32-gcc}
+if command -v "$mingw" >/dev/null 2>&1; then
+  echo "build-lib: $out/windows/astral.dll"
+  mkdir -p "$out/windows"
+  CC=$mingw GOOS=windows GOARCH=amd64 "$go" build -trimpath -buildmode=c-shared \
+    -ldflags="-extldflags '-static-libgcc -static -Wl,--out-implib,$out/windows/libastral.dll.a'" \
+    -o "$out/windows/astral.dll" ./capi
+  rm -f "$out/windows/astral.h"
+  cp include/astral.h include/astral.hpp "$out/windows/"
+else
+  echo "build-lib: SKIPPED build/windows/astral.dll: $mingw not found" \
+    "(Debian: apt-get install gcc-mingw-w64-x86-64)"
+fi

@@ -1,0 +1,38 @@
+/* astral.h compiles as strict C99 (-std=c99 -Wall -Wextra -Werror
+ * -pedantic), twice in one unit, and its structs have the documented
+ * layouts on this platform. */
+#define ASTRAL_EXPERIMENTAL
+#include "astral.h"
+#include "astral.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* C99 has no _Static_assert: a negative array size fails the build. */
+#define LAYOUT_AT(line, cond) typedef char layout_check_##line[(cond) ? 1 : -1]
+#define LAYOUT_LINE(line, cond) LAYOUT_AT(line, cond)
+#define CHECK_LAYOUT(cond) LAYOUT_LINE(__LINE__, cond)
+
+CHECK_LAYOUT(sizeof(AstralResult) == 16);
+CHECK_LAYOUT(offsetof(AstralResult, score) == 8);
+CHECK_LAYOUT(sizeof(AstralIndex) == 8);
+CHECK_LAYOUT(sizeof(AstralStatus) == 4);
+CHECK_LAYOUT(offsetof(AstralInit, struct_size) == 0);
+CHECK_LAYOUT(offsetof(AstralIndexOptions, struct_size) == 0);
+CHECK_LAYOUT(offsetof(AstralIndexOptions, flat_limit_bytes) == 24);
+CHECK_LAYOUT(sizeof(AstralIndexOptions) == 40);
+CHECK_LAYOUT(offsetof(AstralStats, struct_size) == 0);
+CHECK_LAYOUT(offsetof(AstralStats, kernel) == 48);
+
+int main(void) {
+    AstralInit init = ASTRAL_INIT_DEFAULTS;
+    (void)init;
+    if (!ASTRAL_VERSION_COMPATIBLE(astral_version_number())) {
+        fprintf(stderr, "library %u does not serve header %s\n", (unsigned)astral_version_number(),
+                ASTRAL_VERSION_STRING);
+        return 1;
+    }
+    printf("astral.h %s is strict C99; library %u\n", ASTRAL_VERSION_STRING,
+           (unsigned)astral_version_number());
+    return 0;
+}

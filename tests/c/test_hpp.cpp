@@ -1,0 +1,114 @@
+// astral.hpp: compiles as strict C++17 without exceptions or RTTI, and its
+// RAII index, spans and statuses behave.
+#define ASTRAL_EXPERIMENTAL
+#include "astral.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+static int failures;
+static int checks;
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        checks++;                                                                          \
+        if (!(cond)) {                                                                     \
+            std::fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+                         astral::last_error().c_str());                                    \
+            failures++;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+static_assert(!std::is_copy_constructible_v<astral::Index>, "Index is move-only");
+static_assert(!std::is_copy_assignable_v<astral::Index>, "Index is move-only");
+static_assert(std::is_nothrow_move_constructible_v<astral::Index>, "moves never throw");
+static_assert(std::is_nothrow_move_assignable_v<astral::Index>, "moves never throw");
+static_assert(sizeof(astral::Status) == sizeof(AstralStatus), "Status is the code");
+
+static std::uint64_t live(AstralIndex h) {
+    std::uint64_t n = 0;
+    return astral_index_count(h, &n) == ASTRAL_OK ? 1 : 0;
+}
+
+int main() {
+    CHECK(astral::version_compatible());
+    CHECK(astral::init(1).ok());
+    CHECK(astral::init(1).code() == ASTRAL_E_INVALID_ARGUMENT); // already
+    CHECK(astral::last_error().find("already initialized") != std::string::npos);
+
+    constexpr std::uint32_t dim = 4;
+    astral::Index a;
+    CHECK(!a.valid());
+    CHECK(astral::Index::create(dim, a).ok());
+    CHECK(a.valid() && a.dimension() == dim);
+    const AstralIndex first = a.handle();
+
+    std::vector<std::uint64_t> ids = {1, 2, 3};
+    std::vector<float> v = {1, 0, 0, 0, 0, 1, 0, 0, 0.7f, 0.7f, 0, 0};
+    CHECK(a.add(ids, v).ok());
+    std::array<float, dim> q = {0.9f, 0.1f, 0, 0};
+    std::array<AstralResult, 3> out{};
+    std::uint32_t n = 0;
+    CHECK(a.query(q, 2, out, n).ok() && n == 2 && out[0].id == 1 && out[1].id == 3);
+
+    // Spans from arrays, containers and pointer + size alike; errors as statuses.
+    float raw[dim] = {0, 1, 0, 0};
+    CHECK(a.query(raw, 1, astral::Span<AstralResult>(out.data(), 1), n).ok() && n == 1 && out[0].id == 2);
+    astral::Status st = a.query(astral::Span<const float>(raw, 3), 1, out, n);
+    CHECK(st == astral::Status(ASTRAL_E_DIMENSION) && !st && std::strcmp(st.name(), "dimension mismatch") == 0);
+    CHECK(a.query(q, 4, out, n).code() == ASTRAL_E_BUFFER_TOO_SMALL);
+    CHECK(a.add(ids, v).code() == ASTRAL_E_DUPLICATE_ID);
+    CHECK(astral::last_error().rfind("astral_index_add: ", 0) == 0);
+
+    // Batch: rows of dim; a ragged size is refused before anything is read.
+    std::vector<float> two(q.begin(), q.end());
+    two.insert(two.end(), std::begin(raw), std::end(raw));
+    std::array<AstralResult, 4> bout{};
+    std::array<std::uint32_t, 2> counts{};
+    CHECK(a.query_batch(two, 2, bout, counts).ok() && counts[0] == 2 && counts[1] == 2 && bout[2].id == 2);
+    CHECK(a.query_batch(astral::Span<const float>(two.data(), 7), 2, bout, counts).code() == ASTRAL_E_DIMENSION);
+
+    std::uint64_t count = 0;
+    AstralStats stats;
+    CHECK(a.count(count).ok() && count == 3);
+    CHECK(a.stats(stats).ok() && stats.count == 3 && stats.dimension == dim);
+    CHECK(a.remove(astral::Span<const std::uint64_t>(ids.data(), 1)).ok());
+    CHECK(a.count(count).ok() && count == 2);
+
+    // Moving transfers ownership; destruction destroys exactly once.
+    astral::Index b = std::move(a);
+    CHECK(!a.valid() && b.handle() == first && live(first));
+    astral::Index c;
+    CHECK(astral::Index::create(dim, c).ok());
+    const AstralIndex second = c.handle();
+    c = std::move(b); // destroys the index c held
+    CHECK(!live(second) && live(first) && c.handle() == first);
+    {
+        astral::Index scoped = std::move(c);
+    }
+    CHECK(!live(first));
+    CHECK(c.reset().ok()); // empty: a no-op
+
+    astral::Index d;
+    CHECK(astral::Index::create(dim, d).ok());
+    AstralIndex kept = d.release();
+    CHECK(!d.valid() && live(kept));
+    CHECK(astral_index_destroy(kept) == ASTRAL_OK);
+
+    // A long message comes back whole.
+    AstralIndexOptions o = astral::index_options(dim);
+    o.kind = ASTRAL_KIND_HNSW;
+    CHECK(astral::Index::create(o, d).code() == ASTRAL_E_UNSUPPORTED && !d.valid());
+    CHECK(astral::last_error().find("ASTRAL_KIND_HNSW") != std::string::npos);
+
+    CHECK(astral::shutdown().ok());
+    CHECK(astral::shutdown().code() == ASTRAL_E_NOT_INITIALIZED);
+    if (failures != 0) {
+        std::fprintf(stderr, "test_hpp: %d of %d checks FAILED\n", failures, checks);
+        return 1;
+    }
+    std::printf("test_hpp: all %d checks passed\n", checks);
+    return 0;
+}
