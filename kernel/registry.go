@@ -22,6 +22,9 @@ type Impl struct {
 	// readSum reads p (len a multiple of 256) as fast as the CPU allows,
 	// with or without software prefetch.
 	readSum func(p []byte, prefetch bool) uint64
+	// gather scores the records at base[id*stride:] (dim a multiple of
+	// GroupLen); nil means ScanIDs loops over scan (gather.go).
+	gather func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
 }
 
 var impls []*Impl
@@ -68,6 +71,7 @@ type Kernel struct {
 	stride int
 	scan   func(qp []float32, recs []byte, out []float32)
 	batch  func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
+	gather func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
 }
 
 // New returns the kernel of impl for records of dimension dim; a nil impl
@@ -82,7 +86,7 @@ func New(impl *Impl, dim int, s Storage) (*Kernel, error) {
 	if impl == nil {
 		impl = Best()
 	}
-	k := &Kernel{dim: LayoutLen(dim), stride: Stride(dim, s), batch: impl.batch}
+	k := &Kernel{dim: LayoutLen(dim), stride: Stride(dim, s), batch: impl.batch, gather: impl.gather}
 	if dim == 384 && impl.scan384 != nil {
 		k.name = impl.Name + "/fixed384"
 		k.scan = impl.scan384

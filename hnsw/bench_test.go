@@ -1,0 +1,122 @@
+package hnsw
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/pool"
+)
+
+// benchBuild builds d's graph with workers runtime workers plus the caller
+// and reports the build time and memory per vector.
+func benchBuild(b *testing.B, d *data, workers int, deterministic bool) *Graph {
+	p, err := pool.New(pool.Options{Workers: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	g := newGraph(b, d, Config{Seed: 1})
+	start := time.Now()
+	if err := g.Build(d.ids, d.recs, d.adj, p, deterministic); err != nil {
+		b.Fatal(err)
+	}
+	el := time.Since(start)
+	b.ReportMetric(el.Seconds(), "build_s")
+	b.ReportMetric(float64(g.Bytes())/float64(g.Len()), "bytes/vector")
+	return g
+}
+
+// BenchmarkBuild100k builds the reference workload (100,000 × 384 random)
+// on all usable CPUs: go test -run '^$' -bench Build100k -benchtime 1x ./hnsw/
+func BenchmarkBuild100k(b *testing.B) {
+	d := load(b, "random", 100000, 1, 384, flat.AdjustScale)
+	for _, det := range []bool{false, true} {
+		b.Run(fmt.Sprintf("deterministic=%v", det), func(b *testing.B) {
+			for b.Loop() {
+				benchBuild(b, d, max(pool.DefaultWorkers(), 0), det)
+			}
+		})
+	}
+}
+
+// BenchmarkBuild20k is the clustered 20,000 × 384 build with 1 worker plus
+// the caller (the 2 cores of CI) and with 2 workers plus the caller.
+func BenchmarkBuild20k(b *testing.B) {
+	d := load(b, "clustered", 20000, 64, 384, flat.AdjustScale)
+	for _, workers := range []int{1, 2} {
+		for _, det := range []bool{false, true} {
+			b.Run(fmt.Sprintf("workers=%d/deterministic=%v", workers, det), func(b *testing.B) {
+				for b.Loop() {
+					benchBuild(b, d, workers, det)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSearch20k measures recall@10 against exact search over the same
+// quantized records (recall_q) and single-query latency at ef 16 to 512 on
+// 20,000 × 384 of the clustered and spectral fixtures, with exact flat
+// search timed alongside. p50 is the median of 5 timed passes' p50 after a
+// warm-up pass (BENCH.md).
+func BenchmarkSearch20k(b *testing.B) {
+	for _, name := range []string{"clustered", "spectral"} {
+		b.Run(name, func(b *testing.B) { benchSearch(b, name) })
+	}
+}
+
+func benchSearch(b *testing.B, name string) {
+	d := load(b, name, 20000, 64, 384, flat.AdjustScale)
+	g := benchBuild(b, d, 1, true)
+	truth := exact(b, d, nil, 10)
+	x := flat.New(d.k, d.adjust)
+	for i := 0; i < d.n(); i++ {
+		_ = x.Add(d.ids[i], d.rec(i), d.adj[i])
+	}
+	fs := flat.NewSearcher(1)
+	fres, counts := make([]flat.Result, 10), make([]int, 1)
+	b.Run("flat", func(b *testing.B) {
+		for b.Loop() {
+			p50 := timedPasses(d, func(qp []float32) {
+				copy(fs.QueryBuffer(x, 1), qp)
+				x.Search(fs, nil, 1, 10, fres, counts)
+			})
+			b.ReportMetric(p50, "p50_us")
+		}
+	})
+	s := NewSearcher()
+	res := make([]flat.Result, 0, 10)
+	for _, ef := range []int{16, 32, 64, 128, 256, 512} {
+		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
+			for b.Loop() {
+				p50 := timedPasses(d, func(qp []float32) { res = g.Search(s, qp, 10, ef, res) })
+				b.ReportMetric(p50, "p50_us")
+			}
+			b.ReportMetric(recall(b, g, d, truth, 10, ef), "recall_q")
+		})
+	}
+}
+
+// timedPasses runs every query once untimed, then 5 timed passes, and
+// returns the median of the passes' p50 in microseconds.
+func timedPasses(d *data, search func(qp []float32)) float64 {
+	for _, qp := range d.qps {
+		search(qp)
+	}
+	lat := make([]float64, len(d.qps))
+	var p50s []float64
+	for range 5 {
+		for i, qp := range d.qps {
+			t := time.Now()
+			search(qp)
+			lat[i] = float64(time.Since(t).Nanoseconds()) / 1e3
+		}
+		slices.Sort(lat)
+		p50s = append(p50s, lat[len(lat)/2])
+	}
+	slices.Sort(p50s)
+	return p50s[len(p50s)/2]
+}

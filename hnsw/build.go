@@ -1,0 +1,297 @@
+package hnsw
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"sync/atomic"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/pool"
+)
+
+// Build inserts len(ids) records (recs holds them back to back, kernel
+// stride apart) with their adjust values (nil for AdjustNone), in parallel
+// on p's workers plus the caller (p nil: serially). On an error nothing is
+// inserted.
+//
+// With deterministic set, the graph is the same, bit for bit, for the same
+// prior graph and input whatever p's worker count (and on every CPU, since
+// kernel scores are): nodes go in batches whose size depends only on the
+// graph's size; each batch member searches the graph as it was before the
+// batch, plus the members before it scored directly, and the reverse links
+// are then added target by target. Otherwise nodes are inserted
+// concurrently, in hnswlib's manner. Either way the result is a valid
+// graph while inserts, deletes and searches run alongside; only the
+// deterministic mode's guarantee needs Build to be the sole writer.
+func (g *Graph) Build(ids []uint64, recs []byte, adj []float32, p *pool.Pool, deterministic bool) error {
+	n := len(ids)
+	if len(recs) != n*g.recBytes {
+		return ErrRecordSize
+	}
+	if (adj != nil || g.adjust != flat.AdjustNone) && len(adj) != n {
+		return errors.New("hnsw: Build needs one adjust value per id")
+	}
+	if n == 0 {
+		return nil
+	}
+	seen := make(map[uint64]struct{}, n)
+	levels := make([]uint8, n)
+	for i, id := range ids {
+		if _, dup := seen[id]; dup {
+			return ErrDuplicateID
+		}
+		seen[id] = struct{}{}
+		levels[i] = uint8(g.levelFor(id))
+	}
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	first, err := g.allocate(ids, levels)
+	if err != nil {
+		return err
+	}
+	st := g.st.Load()
+	for i := range ids {
+		a := float32(0)
+		if adj != nil {
+			a = adj[i]
+		}
+		g.writeNode(st, first+uint32(i), recs[i*g.recBytes:(i+1)*g.recBytes], a)
+	}
+	b := &builder{g: g, st: st, p: p, first: first, levels: levels}
+	b.ss = make([]*Searcher, 1)
+	if p != nil {
+		b.ss = make([]*Searcher, p.Workers()+1)
+	}
+	for i := range b.ss {
+		b.ss[i] = g.scratch()
+	}
+	if deterministic {
+		b.batches()
+	} else {
+		b.concurrent()
+	}
+	for _, s := range b.ss {
+		g.release(s)
+	}
+	return nil
+}
+
+// builder is one Build; it is also the pool task of each parallel phase.
+type builder struct {
+	g      *Graph
+	st     *storage
+	p      *pool.Pool
+	ss     []*Searcher // one per participant
+	first  uint32      // slot of input 0
+	levels []uint8
+	phase  int
+	next   atomic.Int64
+	// The current batch: inputs [lo, hi).
+	lo, hi int
+	plans  [][]uint32 // per member, per level: count, then M slots
+	edges  []edge
+	groups []int // starts of runs of edges with one target and level
+}
+
+const (
+	phaseInsert = iota // concurrent: insert inputs
+	phasePlan          // batches: choose each member's neighbours
+	phaseLink          // batches: add the reverse links of one target
+)
+
+// edge is a reverse link to add: src into dst's list at level.
+type edge struct {
+	dst, src uint32
+	level    int
+}
+
+// run executes the current phase over n work items on up to all
+// participants.
+func (b *builder) run(n int) {
+	b.next.Store(0)
+	parts := min(len(b.ss), n)
+	if parts <= 1 || b.p == nil {
+		b.RunPart(len(b.ss) - 1)
+		return
+	}
+	b.p.Run(b, parts)
+}
+
+func (b *builder) RunPart(i int) {
+	s := b.ss[i]
+	for {
+		k := int(b.next.Add(1) - 1)
+		switch b.phase {
+		case phaseInsert:
+			if k >= b.hi-b.lo {
+				return
+			}
+			in := b.lo + k
+			b.g.connect(b.st, s, b.first+uint32(in), int(b.levels[in]))
+		case phasePlan:
+			if k >= b.hi-b.lo {
+				return
+			}
+			b.plan(s, b.lo+k)
+		case phaseLink:
+			if k >= len(b.groups)-1 {
+				return
+			}
+			run := b.edges[b.groups[k]:b.groups[k+1]]
+			srcs := s.srcs[:0]
+			for _, e := range run {
+				srcs = append(srcs, e.src)
+			}
+			s.srcs = srcs
+			b.g.addLinks(b.st, s, run[0].dst, run[0].level, srcs)
+		}
+	}
+}
+
+// concurrent inserts the inputs on all participants at once; a small graph
+// is grown serially first, as parallel inserts into a handful of nodes
+// would all crowd the entry point.
+func (b *builder) concurrent() {
+	n := len(b.levels)
+	serial := min(n, max(0, 256-int(b.first)))
+	s := b.ss[len(b.ss)-1]
+	for in := 0; in < serial; in++ {
+		b.g.connect(b.st, s, b.first+uint32(in), int(b.levels[in]))
+	}
+	b.phase, b.lo, b.hi = phaseInsert, serial, n
+	b.run(n - serial)
+}
+
+// batches is the deterministic build.
+func (b *builder) batches() {
+	g, st := b.g, b.st
+	n := len(b.levels)
+	for b.lo = 0; b.lo < n; b.lo = b.hi {
+		// An eighth of the graph at a time: members see each other only
+		// through direct scores, so batches stay small next to the graph.
+		size := min(max((int(b.first)+b.lo)/8, 1), 256, n-b.lo)
+		b.hi = b.lo + size
+		for len(b.plans) < size {
+			b.plans = append(b.plans, nil)
+		}
+		b.phase = phasePlan
+		b.run(size)
+
+		// The members' own lists, then the reverse links target by target.
+		b.edges = b.edges[:0]
+		for k := b.lo; k < b.hi; k++ {
+			slot, plan := b.first+uint32(k), b.plans[k-b.lo]
+			for l := 0; l <= int(b.levels[k]); l++ {
+				list := plan[l*(1+g.maxM):]
+				links := list[1 : 1+list[0]]
+				mu := g.lock(slot)
+				mu.Lock()
+				g.writeLinks(st, slot, l, links)
+				mu.Unlock()
+				for _, t := range links {
+					b.edges = append(b.edges, edge{dst: t, src: slot, level: l})
+				}
+			}
+		}
+		slices.SortFunc(b.edges, func(x, y edge) int {
+			return cmp.Or(cmp.Compare(x.dst, y.dst), cmp.Compare(x.level, y.level), cmp.Compare(x.src, y.src))
+		})
+		b.groups = b.groups[:0]
+		for i, e := range b.edges {
+			if i == 0 || e.dst != b.edges[i-1].dst || e.level != b.edges[i-1].level {
+				b.groups = append(b.groups, i)
+			}
+		}
+		b.groups = append(b.groups, len(b.edges))
+		b.phase = phaseLink
+		b.run(len(b.groups) - 1)
+
+		// The first member of a new top level becomes the entry point.
+		g.epMu.Lock()
+		for k := b.lo; k < b.hi; k++ {
+			ep := st.entry.Load()
+			if l := int(b.levels[k]); ep == noEntry || l > int(ep>>32) {
+				st.entry.Store(uint64(l)<<32 | uint64(b.first+uint32(k)))
+			}
+		}
+		g.epMu.Unlock()
+	}
+}
+
+// plan chooses input in's neighbours on each of its levels from the graph
+// as it was before the batch and the batch members before it.
+func (b *builder) plan(s *Searcher, in int) {
+	g, st := b.g, b.st
+	slot, level := b.first+uint32(in), int(b.levels[in])
+	g.buffers(s)
+	qp, own := g.prepare(st, slot, s.q)
+	efc := g.cfg.EfConstruction
+	s.begin(st.cap, g.maxM0, efc)
+
+	// Members before this one, scored directly.
+	peers := s.srcs[:0]
+	for k := b.lo; k < in; k++ {
+		peers = append(peers, b.first+uint32(k))
+	}
+	s.srcs = peers
+	if cap(s.pscores) < len(peers) {
+		s.pscores = make([]float32, len(peers))
+	}
+	scores := s.pscores[:len(peers)]
+	g.kern.ScanIDs(qp, st.bytes, g.bstride, peers, scores)
+	peerEs := s.peers[:0]
+	for i, p := range peers {
+		if g.flags(st, p)&flagDeleted == 0 {
+			peerEs = append(peerEs, g.entryOf(st, p, scores[i], own))
+		}
+	}
+	s.peers = peerEs
+
+	top := -1
+	if ep := st.entry.Load(); ep != noEntry {
+		top = int(ep >> 32)
+		cur := g.score1(st, s, qp, own, uint32(ep))
+		for l := top; l > level; l-- {
+			cur = g.greedy(st, s, qp, own, cur, l)
+		}
+		s.entries = append(s.entries[:0], cur)
+	}
+	plan := b.plans[in-b.lo]
+	if need := (level + 1) * (1 + g.maxM); cap(plan) < need {
+		plan = make([]uint32, need)
+	}
+	plan = plan[:(level+1)*(1+g.maxM)]
+	b.plans[in-b.lo] = plan
+	for l := level; l >= 0; l-- {
+		cands := s.cands[:0]
+		if l <= top {
+			g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
+			found := s.res.sortBest()
+			cands = append(cands, found...)
+			s.entries = append(s.entries[:0], found...)
+		}
+		for _, e := range peerEs {
+			if int(b.levels[e.slot-b.first]) >= l {
+				cands = append(cands, e)
+			}
+		}
+		slices.SortFunc(cands, func(x, y entry) int {
+			if better(x, y) {
+				return -1
+			}
+			if better(y, x) {
+				return 1
+			}
+			return 0
+		})
+		cands = cands[:min(len(cands), efc)]
+		s.cands = cands
+		sel := g.selectNeighbors(st, s, cands, g.maxM)
+		list := plan[l*(1+g.maxM) : (l+1)*(1+g.maxM)]
+		list[0] = uint32(len(sel))
+		for i, e := range sel {
+			list[1+i] = e.slot
+		}
+	}
+}

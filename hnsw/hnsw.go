@@ -1,0 +1,718 @@
+// Package hnsw is Astral's approximate index: a hierarchical navigable
+// small world graph (Malkov & Yashunin, 2016) over E5M2 records, scored by
+// the same kernels and in the same order as the exact index, so a graph
+// result carries the very score flat search would give it.
+//
+// # Layout
+//
+// Level 0 is one fixed-stride block per node: the record, its adjust value,
+// id, flags and up to 2·M links, so the lines one prefetch brings serve
+// both scoring and expansion. Upper levels (M links each) live apart.
+//
+// # Concurrency
+//
+// Insert, Delete, Search, Build and Compact may run at once from any
+// goroutines. Link lists are written under a per-node (striped) lock and
+// read through a version word, so a search never sees half a list and takes
+// no lock. Memory grows by copying into a new generation that later
+// searches pick up; a search in flight keeps the one it started on.
+//
+// # Scores
+//
+// A query is laid out by kernel.LayoutQuery, prepared as the caller's
+// metric needs (normalized for cosine, doubled for L2), and a record's
+// score is the kernel dot adjusted by the record's value, as in flat. For
+// construction the query is a stored record decoded and prepared the same
+// way: AdjustScale multiplies it by its own value (normalizing it),
+// AdjustSubtract doubles it and also subtracts its own value, so that
+// scores seen from different nodes compare (-|a-b|² for L2).
+package hnsw
+
+import (
+	"errors"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/kernel"
+)
+
+const (
+	// DefaultM is the links per node on upper levels; level 0 keeps 2·M.
+	DefaultM = 16
+	// DefaultEfConstruction is the search width used to insert a node.
+	DefaultEfConstruction = 200
+	// MaxM bounds M (level-0 blocks hold 2·M links).
+	MaxM = 128
+	// MaxEf bounds ef and k of a search.
+	MaxEf = 4096
+	// maxLevel caps a node's level; with M >= 2 higher draws are too rare
+	// to matter.
+	maxLevel = 31
+	// nLocks is the number of striped node locks.
+	nLocks = 4096
+)
+
+var (
+	ErrDuplicateID = errors.New("hnsw: duplicate id")
+	ErrNotFound    = errors.New("hnsw: id not found")
+	ErrRecordSize  = errors.New("hnsw: record length is not the kernel's stride")
+	ErrConfig      = errors.New("hnsw: invalid configuration")
+)
+
+// Config holds the graph's parameters; zero fields take the defaults.
+type Config struct {
+	// M is the number of links a node keeps on upper levels (2·M on level
+	// 0) and selects when inserted. 2 to MaxM; default 16.
+	M int
+	// EfConstruction is the candidate list size of an insert; default 200,
+	// raised to M when lower.
+	EfConstruction int
+	// Seed draws the levels: a node's level is a function of Seed and its
+	// id alone, so the same inserts give the same levels in any order.
+	Seed uint64
+	// KeepPruned fills a node's list up to its size with the candidates
+	// the heuristic discarded (the paper's keepPrunedConnections).
+	KeepPruned bool
+}
+
+// Graph is an HNSW index. All methods are safe for concurrent use.
+type Graph struct {
+	kern   *kernel.Kernel
+	adjust flat.Adjust
+	cfg    Config
+
+	maxM, maxM0 int
+	recBytes    int // record length (the kernel's stride)
+	recWords    int // record length in words: the header follows
+	bw          int // block length in words, a multiple of 16
+	bstride     int // block length in bytes
+	levelCut    [maxLevel + 1]uint64
+
+	st atomic.Pointer[storage]
+	// gate is held shared by every writer of the current storage and
+	// exclusively by growth and Compact, which replace it.
+	gate sync.RWMutex
+	// allocMu guards ids, slot and up allocation, and deletion flags.
+	allocMu sync.Mutex
+	ids     map[uint64]uint32
+	// epMu serialises entry point changes.
+	epMu  sync.Mutex
+	locks [nLocks]sync.Mutex
+
+	freeMu sync.Mutex
+	free   []*Searcher // scratch of inserts
+}
+
+// New returns an empty graph whose records k scores, with adjust applied
+// to each score as in flat.
+func New(k *kernel.Kernel, adjust flat.Adjust, cfg Config) (*Graph, error) {
+	if cfg.M == 0 {
+		cfg.M = DefaultM
+	}
+	if cfg.EfConstruction == 0 {
+		cfg.EfConstruction = DefaultEfConstruction
+	}
+	if cfg.M < 2 || cfg.M > MaxM || cfg.EfConstruction < 0 || k == nil || adjust > flat.AdjustSubtract {
+		return nil, ErrConfig
+	}
+	cfg.EfConstruction = min(max(cfg.EfConstruction, cfg.M), MaxEf)
+	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ids: make(map[uint64]uint32)}
+	g.recBytes = k.Stride()
+	g.recWords = g.recBytes / 4
+	g.bw = (g.recWords + hLinks + g.maxM0 + 15) &^ 15
+	g.bstride = g.bw * 4
+	// A node reaches level l with probability M^-l: the paper's level
+	// multiplier 1/ln M, drawn with integer cut-offs so no libm is involved.
+	cut, _ := bits.Div64(1, 0, uint64(cfg.M))
+	for l := 1; l <= maxLevel; l++ {
+		g.levelCut[l] = cut
+		cut /= uint64(cfg.M)
+	}
+	g.st.Store(g.newStorage(0, 0))
+	return g, nil
+}
+
+// Config returns the graph's parameters, defaults filled in.
+func (g *Graph) Config() Config { return g.cfg }
+
+// Kernel returns the kernel scoring the records.
+func (g *Graph) Kernel() *kernel.Kernel { return g.kern }
+
+// Adjust returns how record values adjust scores.
+func (g *Graph) Adjust() flat.Adjust { return g.adjust }
+
+// levelFor draws id's level from a PCG keyed by the seed and the id.
+func (g *Graph) levelFor(id uint64) int {
+	var r rand.PCG
+	r.Seed(g.cfg.Seed, id)
+	h := r.Uint64()
+	l := 0
+	for l < maxLevel && h < g.levelCut[l+1] {
+		l++
+	}
+	return l
+}
+
+// Len is the number of live (not deleted) nodes.
+func (g *Graph) Len() int {
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	return len(g.ids)
+}
+
+// Has reports whether id is stored and not deleted.
+func (g *Graph) Has(id uint64) bool {
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	_, ok := g.ids[id]
+	return ok
+}
+
+// Deleted is the number of tombstones Compact would reclaim.
+func (g *Graph) Deleted() int {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	return g.st.Load().n - len(g.ids)
+}
+
+// Bytes is the memory the graph holds: blocks, upper lists and the id map
+// (estimated at 16 bytes an entry).
+func (g *Graph) Bytes() int {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	st := g.st.Load()
+	return len(st.words)*4 + len(st.up)*4 + 16*len(g.ids) + nLocks*8
+}
+
+// Reserve makes room for n more nodes and their expected upper levels, so
+// inserts up to that count almost never copy the graph.
+func (g *Graph) Reserve(n int) {
+	if n > 0 {
+		// Expected upper words: sum over l >= 1 of M^-l (1+M), plus a
+		// version word per node above level 0.
+		g.grow(n, n*(g.maxM+1)/(g.maxM-1)+n/g.maxM+g.upperWords(4))
+	}
+}
+
+func (g *Graph) lock(slot uint32) *sync.Mutex { return &g.locks[slot&(nLocks-1)] }
+
+// Insert adds one record (kernel stride bytes, zero-padded, as flat stores
+// it) under id with its adjust value.
+func (g *Graph) Insert(id uint64, rec []byte, adj float32) error {
+	if len(rec) != g.recBytes {
+		return ErrRecordSize
+	}
+	level := g.levelFor(id)
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	slot, err := g.allocate([]uint64{id}, []uint8{uint8(level)})
+	if err != nil {
+		return err
+	}
+	st := g.st.Load()
+	g.writeNode(st, slot, rec, adj)
+	s := g.scratch()
+	g.connect(st, s, slot, level)
+	g.release(s)
+	return nil
+}
+
+// allocate hands out consecutive slots for ids (all new and distinct) and
+// writes their ids, levels and upper-list offsets. The gate must be held
+// shared; allocate lets go of it while it grows the storage.
+func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
+	up := 0
+	for _, l := range levels {
+		up += g.upperWords(int(l))
+	}
+	for {
+		g.allocMu.Lock()
+		for _, id := range ids {
+			if _, dup := g.ids[id]; dup {
+				g.allocMu.Unlock()
+				return 0, ErrDuplicateID
+			}
+		}
+		st := g.st.Load()
+		if st.n+len(ids) <= st.cap && st.upLen+up <= len(st.up) {
+			if st.n+len(ids) >= noSlot {
+				g.allocMu.Unlock()
+				return 0, errors.New("hnsw: too many nodes")
+			}
+			first := uint32(st.n)
+			for i, id := range ids {
+				slot := first + uint32(i)
+				h := g.head(slot)
+				st.words[h+hIDLo], st.words[h+hIDHi] = uint32(id), uint32(id>>32)
+				if l := int(levels[i]); l > 0 {
+					st.words[h+hUpper] = uint32(st.upLen)
+					st.upLen += g.upperWords(l)
+				}
+				atomic.StoreUint32(&st.words[h+hFlags], uint32(levels[i])<<levelShift)
+				g.ids[id] = slot
+			}
+			st.n += len(ids)
+			g.allocMu.Unlock()
+			return first, nil
+		}
+		g.allocMu.Unlock()
+		g.gate.RUnlock()
+		g.grow(len(ids), up)
+		g.gate.RLock()
+	}
+}
+
+// writeNode stores a node's record and adjust value before it is linked.
+func (g *Graph) writeNode(st *storage, slot uint32, rec []byte, adj float32) {
+	copy(g.record(st, slot), rec)
+	st.words[g.head(slot)+hAdj] = math.Float32bits(adj)
+}
+
+// Delete tombstones id: searches stop returning it at once, while it keeps
+// routing them until Compact reconnects its neighbours and frees its slot.
+func (g *Graph) Delete(id uint64) error {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	slot, ok := g.ids[id]
+	if !ok {
+		return ErrNotFound
+	}
+	delete(g.ids, id)
+	st := g.st.Load()
+	atomic.OrUint32(&st.words[g.head(slot)+hFlags], flagDeleted)
+	return nil
+}
+
+func (g *Graph) scratch() *Searcher {
+	g.freeMu.Lock()
+	defer g.freeMu.Unlock()
+	if n := len(g.free); n > 0 {
+		s := g.free[n-1]
+		g.free = g.free[:n-1]
+		return s
+	}
+	return NewSearcher()
+}
+
+func (g *Graph) release(s *Searcher) {
+	g.freeMu.Lock()
+	g.free = append(g.free, s)
+	g.freeMu.Unlock()
+}
+
+// Search finds the k best live nodes for the laid-out query qp (QueryLen
+// values, prepared for the metric) with a candidate list of ef (raised to k;
+// both capped at MaxEf) and appends them to dst[:0], best first (higher
+// score, then lower id). With cap(dst) >= k and a warmed-up s it allocates
+// nothing. An empty graph or k < 1 gives no results.
+func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []flat.Result) []flat.Result {
+	dst = dst[:0]
+	if len(qp) < g.kern.QueryLen() {
+		panic("hnsw: query shorter than the kernel's QueryLen")
+	}
+	if k < 1 {
+		return dst
+	}
+	k = min(k, MaxEf)
+	ef = min(max(ef, k), MaxEf)
+	st := g.st.Load()
+	ep := st.entry.Load()
+	if ep == noEntry {
+		return dst
+	}
+	s.begin(st.cap, g.maxM0, ef)
+	cur := g.score1(st, s, qp, 0, uint32(ep))
+	for l := int(ep >> 32); l > 0; l-- {
+		cur = g.greedy(st, s, qp, 0, cur, l)
+	}
+	s.entries = append(s.entries[:0], cur)
+	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
+	for _, e := range s.res.sortBest()[:min(k, len(s.res.h))] {
+		dst = append(dst, flat.Result{ID: e.id, Score: e.score})
+	}
+	return dst
+}
+
+// entryOf turns a kernel dot of slot into its scored entry: the record's
+// adjust value, minus own (construction only, see the package comment).
+// Each float32 conversion rounds, so no compiler fuses the steps.
+func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) entry {
+	h := g.head(slot)
+	a := math.Float32frombits(st.words[h+hAdj])
+	switch g.adjust {
+	case flat.AdjustScale:
+		dot = float32(dot * a)
+	case flat.AdjustSubtract:
+		dot = float32(dot-a) - own
+	}
+	if dot != dot { // NaN ranks last, as in flat
+		dot = float32(math.Inf(-1))
+	}
+	return entry{score: dot, slot: slot, id: uint64(st.words[h+hIDLo]) | uint64(st.words[h+hIDHi])<<32}
+}
+
+// score1 scores one node.
+func (g *Graph) score1(st *storage, s *Searcher, qp []float32, own float32, slot uint32) entry {
+	s.ids[0] = slot
+	g.kern.ScanIDs(qp, st.bytes, g.bstride, s.ids[:1], s.scores[:1])
+	return g.entryOf(st, slot, s.scores[0], own)
+}
+
+// greedy walks level l from cur to a local best: the upper-level descent.
+func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur entry, l int) entry {
+	for {
+		links := g.readLinks(st, cur.slot, l, s.links)
+		if len(links) == 0 {
+			return cur
+		}
+		scores := s.scores[:len(links)]
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, links, scores)
+		best := cur
+		for i, n := range links {
+			if e := g.entryOf(st, n, scores[i], own); better(e, best) {
+				best = e
+			}
+		}
+		if best.slot == cur.slot {
+			return cur
+		}
+		cur = best
+	}
+}
+
+// searchLayer is the paper's SEARCH-LAYER: a best-first walk of level l
+// from entries keeping the ef best live nodes in s.res (s.begin set ef).
+// Tombstoned nodes are walked through but kept only with keepDeleted. self,
+// when not noSlot, is the node being inserted, which must not find itself.
+func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32, entries []entry, l int, self uint32, keepDeleted bool) {
+	var skip uint32 = flagDeleted
+	if keepDeleted {
+		skip = 0
+	}
+	s.newEpoch()
+	s.cand.h = s.cand.h[:0]
+	s.res.h = s.res.h[:0]
+	if self != noSlot {
+		s.visit(self)
+	}
+	for _, e := range entries {
+		if s.visit(e.slot) {
+			s.cand.push(e)
+			if g.flags(st, e.slot)&skip == 0 {
+				s.res.push(e)
+			}
+		}
+	}
+	for len(s.cand.h) > 0 {
+		c := s.cand.pop()
+		if s.res.full() && better(s.res.worst(), c) {
+			break // nothing left can improve the result set
+		}
+		links := g.readLinks(st, c.slot, l, s.links)
+		m := 0
+		for _, n := range links {
+			if s.visit(n) {
+				s.ids[m] = n
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		ids, scores := s.ids[:m], s.scores[:m]
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		for i, n := range ids {
+			e := g.entryOf(st, n, scores[i], own)
+			if s.res.admits(e) {
+				s.cand.push(e)
+				if g.flags(st, n)&skip == 0 {
+					s.res.push(e)
+				}
+			}
+		}
+	}
+}
+
+// searchLayerLive is the construction search: it keeps live nodes only,
+// unless every node it reaches is deleted; then it links the new node to
+// those, which still route, rather than leave it unreachable until Compact.
+func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []entry, l int, self uint32) {
+	g.searchLayer(st, s, qp, own, entries, l, self, false)
+	if len(s.res.h) == 0 {
+		g.searchLayer(st, s, qp, own, entries, l, self, true)
+	}
+}
+
+// prepare lays out slot's record as a construction query into dst and
+// returns it with the node's own term (see the package comment).
+func (g *Graph) prepare(st *storage, slot uint32, dst []float32) ([]float32, float32) {
+	adj := g.adjOf(st, slot)
+	switch g.adjust {
+	case flat.AdjustScale:
+		return layoutRecord(dst, g.record(st, slot), adj), 0
+	case flat.AdjustSubtract:
+		return layoutRecord(dst, g.record(st, slot), 2), adj
+	}
+	return layoutRecord(dst, g.record(st, slot), 1), 0
+}
+
+// layoutRecord decodes rec (a multiple of kernel.GroupLen components),
+// multiplies each value by scale and lays the result out exactly as
+// kernel.LayoutQuery would: in every 32 components the first 16's evens,
+// the second 16's evens, then their odds, and values below 2^-87 as +0.
+// It is LayoutQuery fused with the decode, with no index arithmetic: graph
+// construction lays out a record for every node its heuristic keeps.
+func layoutRecord(dst []float32, rec []byte, scale float32) []float32 {
+	dst = dst[:len(rec)]
+	for b := 0; b+32 <= len(rec); b += 32 {
+		r := rec[b : b+32 : b+32]
+		d := dst[b : b+32 : b+32]
+		for j := 0; j < 8; j++ {
+			d[j] = flushed(float32(kernel.DecodeE5M2(r[2*j]) * scale))
+			d[8+j] = flushed(float32(kernel.DecodeE5M2(r[16+2*j]) * scale))
+			d[16+j] = flushed(float32(kernel.DecodeE5M2(r[2*j+1]) * scale))
+			d[24+j] = flushed(float32(kernel.DecodeE5M2(r[17+2*j]) * scale))
+		}
+	}
+	return dst
+}
+
+// flushed is LayoutQuery's rule: |v| < 2^-87 (float32 bits below
+// 0x14000000, signed zeros included) becomes +0.
+func flushed(v float32) float32 {
+	if math.Float32bits(v)&0x7fffffff < 0x14000000 {
+		return 0
+	}
+	return v
+}
+
+// buffers sizes the construction scratch of s for g.
+func (g *Graph) buffers(s *Searcher) {
+	ql := g.kern.QueryLen()
+	if len(s.q) < ql {
+		s.q, s.qn = make([]float32, ql), make([]float32, ql)
+		s.selQ = nil
+	}
+	if len(s.selQ) < g.maxM0*ql {
+		s.selQ = make([]float32, g.maxM0*ql)
+	}
+}
+
+// selectNeighbors is the paper's heuristic (Algorithm 4, without extending
+// the candidates): take candidates best first and keep one only if it is
+// closer to the base node than to every one kept so far, up to m. cands
+// must be sorted best first with scores seen from the base node. The kept
+// nodes are returned in s.sel (best first).
+func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) []entry {
+	ql := g.kern.QueryLen()
+	sel, pruned := s.sel[:0], s.pruned[:0]
+	owns := s.owns[:0] // own terms of the kept nodes' queries
+	for _, e := range cands {
+		if len(sel) >= m {
+			break
+		}
+		good := true
+		rec := g.record(st, e.slot)
+		for j := range sel {
+			g.kern.Scan(s.selQ[j*ql:(j+1)*ql], rec, s.out[:])
+			if g.entryOf(st, e.slot, s.out[0], owns[j]).score > e.score {
+				good = false // e is closer to a kept node than to the base
+				break
+			}
+		}
+		if !good {
+			if g.cfg.KeepPruned {
+				pruned = append(pruned, e)
+			}
+			continue
+		}
+		sel = append(sel, e)
+		if len(sel) < m {
+			_, own := g.prepare(st, e.slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
+			owns = append(owns, own)
+		}
+	}
+	for _, e := range pruned {
+		if len(sel) >= m {
+			break
+		}
+		sel = append(sel, e)
+	}
+	s.sel, s.pruned, s.owns = sel, pruned, owns
+	return sel
+}
+
+// maxLinks is the list size of level l.
+func (g *Graph) maxLinks(l int) int {
+	if l == 0 {
+		return g.maxM0
+	}
+	return g.maxM
+}
+
+// connect links an allocated, written node into the graph (INSERT of the
+// paper, with hnswlib's choice of M selected links on every level).
+func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
+	g.buffers(s)
+	qp, own := g.prepare(st, slot, s.q)
+	ep := st.entry.Load()
+	if ep == noEntry {
+		g.epMu.Lock()
+		if ep = st.entry.Load(); ep == noEntry {
+			st.entry.Store(uint64(level)<<32 | uint64(slot))
+			g.epMu.Unlock()
+			return
+		}
+		g.epMu.Unlock()
+	}
+	efc := g.cfg.EfConstruction
+	s.begin(st.cap, g.maxM0, efc)
+	top := int(ep >> 32)
+	cur := g.score1(st, s, qp, own, uint32(ep))
+	for l := top; l > level; l-- {
+		cur = g.greedy(st, s, qp, own, cur, l)
+	}
+	// Choose the neighbours top-down, then link bottom-up: a search that
+	// reaches this node on some level then always finds its lists below.
+	plan := s.plan[:0]
+	s.entries = append(s.entries[:0], cur)
+	for l := min(level, top); l >= 0; l-- {
+		g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
+		// The next level starts from everything found here.
+		s.entries = append(s.entries[:0], s.res.sortBest()...)
+		sel := g.selectNeighbors(st, s, s.entries, g.maxM)
+		plan = append(slots(plan, sel), uint32(len(sel)))
+	}
+	s.plan = plan
+	end := len(plan)
+	for l := 0; l <= min(level, top); l++ {
+		n := int(plan[end-1])
+		sel := plan[end-1-n : end-1]
+		end -= 1 + n
+		g.setOwn(st, slot, l, sel)
+		one := [1]uint32{slot}
+		for _, nb := range sel {
+			g.addLinks(st, s, nb, l, one[:])
+		}
+	}
+	if level > top {
+		g.epMu.Lock()
+		if cur := st.entry.Load(); level > int(cur>>32) {
+			st.entry.Store(uint64(level)<<32 | uint64(slot))
+		}
+		g.epMu.Unlock()
+	}
+}
+
+// setOwn writes a new node's list at level l: the selected neighbours,
+// then any links concurrent inserts already added to it, while room lasts.
+func (g *Graph) setOwn(st *storage, slot uint32, l int, sel []uint32) {
+	mu := g.lock(slot)
+	mu.Lock()
+	defer mu.Unlock()
+	var buf [2 * MaxM]uint32
+	ids := append(buf[:0], sel...)
+	var old [2 * MaxM]uint32
+	for _, n := range g.readLinks(st, slot, l, old[:]) {
+		if len(ids) < g.maxLinks(l) && !contains(ids, n) {
+			ids = append(ids, n)
+		}
+	}
+	g.writeLinks(st, slot, l, ids)
+}
+
+// slots appends the slots of es to dst.
+func slots(dst []uint32, es []entry) []uint32 {
+	for _, e := range es {
+		dst = append(dst, e.slot)
+	}
+	return dst
+}
+
+func contains(ids []uint32, x uint32) bool {
+	for _, v := range ids {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// addLinks adds the links srcs (in order) to n's list at level l; when the
+// list overflows, the heuristic chooses among old and new links, scored
+// from n. Deterministic for a given list and srcs.
+func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint32) {
+	mu := g.lock(n)
+	mu.Lock()
+	defer mu.Unlock()
+	var buf [2*MaxM + 1]uint32
+	ids := g.readLinks(st, n, l, buf[:])
+	all := ids
+	var extra []uint32
+	for i, src := range srcs {
+		if src == n || contains(all, src) {
+			continue
+		}
+		if cap(all) > len(all) {
+			all = append(all, src)
+		} else { // more sources than fit the buffer (Build): spill
+			extra = append(extra[:0], all...)
+			extra = append(extra, srcs[i:]...)
+			all = dedupe(extra, n)
+			break
+		}
+	}
+	if len(all) == len(ids) {
+		return
+	}
+	maxL := g.maxLinks(l)
+	if len(all) <= maxL {
+		g.writeLinks(st, n, l, all)
+		return
+	}
+	g.buffers(s)
+	qn, own := g.prepare(st, n, s.qn)
+	cands := s.cands[:0]
+	if cap(s.pscores) < len(all) {
+		s.pscores = make([]float32, len(all))
+	}
+	scores := s.pscores[:len(all)]
+	g.kern.ScanIDs(qn, st.bytes, g.bstride, all, scores)
+	for i, id := range all {
+		cands = append(cands, g.entryOf(st, id, scores[i], own))
+	}
+	sortEntries(cands)
+	sel := g.selectNeighbors(st, s, cands, maxL)
+	g.writeLinks(st, n, l, slots(buf[:0], sel))
+	s.cands = cands
+}
+
+// dedupe drops repeats (keeping first occurrences) and self.
+func dedupe(ids []uint32, self uint32) []uint32 {
+	out := ids[:0]
+	for _, v := range ids {
+		if v != self && !contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// sortEntries orders entries best first (insertion sort: lists are short).
+func sortEntries(es []entry) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && better(es[j], es[j-1]); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package hnsw
+
+// entry is one scored node. Nodes are ordered like results: higher score
+// first, then lower id, so the search is deterministic and its results need
+// no re-sorting of ties.
+type entry struct {
+	score float32
+	slot  uint32
+	id    uint64
+}
+
+func better(a, b entry) bool {
+	return a.score > b.score || (a.score == b.score && a.id < b.id)
+}
+
+// Searcher is the reusable scratch of one search at a time: keep one per
+// goroutine (or in a free list). It grows to the largest graph and ef it
+// has served and then allocates nothing. The zero value is ready to use.
+type Searcher struct {
+	// visited[slot] == epoch marks slot seen by the current search: a new
+	// search bumps the epoch instead of clearing the array.
+	visited []uint32
+	epoch   uint32
+	cand    candHeap
+	res     resHeap
+	links   []uint32  // one node's links
+	ids     []uint32  // the unvisited ones, for one kernel call
+	scores  []float32 // their scores
+	qbuf    []float32 // QueryBuffer
+	// Graph construction only.
+	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
+	selQ    []float32 // laid-out queries of the neighbours selected so far
+	sel     []entry
+	pruned  []entry
+	owns    []float32 // own terms of selQ's queries
+	cands   []entry   // a neighbour's candidates when its list overflows
+	entries []entry   // entry points of the next level
+	pscores []float32 // scores of cands, peers or repair candidates
+	plan    []uint32  // an insert's chosen links, level by level
+	srcs    []uint32  // Build: sources of one target's new links, or a member's peers
+	peers   []entry
+	rids    []uint32 // Compact: live candidates of a repair
+	out     [1]float32
+}
+
+// NewSearcher returns an empty Searcher.
+func NewSearcher() *Searcher { return &Searcher{} }
+
+// QueryBuffer returns room for one laid-out query of g's kernel, owned by
+// s: fill it with kernel.LayoutQuery and pass it to Search.
+func (s *Searcher) QueryBuffer(g *Graph) []float32 {
+	n := g.kern.QueryLen()
+	if cap(s.qbuf) < n {
+		s.qbuf = make([]float32, n)
+	}
+	s.qbuf = s.qbuf[:n]
+	return s.qbuf
+}
+
+// begin readies s for a search over a graph whose storage has slots slots,
+// with lists of up to maxLinks links and a result set of ef.
+func (s *Searcher) begin(slots, maxLinks, ef int) {
+	if len(s.visited) < slots {
+		s.visited = make([]uint32, max(slots, 2*len(s.visited)))
+		s.epoch = 0
+	}
+	if cap(s.links) < maxLinks {
+		s.links = make([]uint32, maxLinks)
+		s.ids = make([]uint32, maxLinks)
+		s.scores = make([]float32, maxLinks)
+	}
+	s.cand.h = s.cand.h[:0]
+	if cap(s.res.h) < ef+1 {
+		s.res.h = make([]entry, 0, ef+1)
+	}
+	s.res.h = s.res.h[:0]
+	s.res.ef = ef
+}
+
+// newEpoch starts a new visited set.
+func (s *Searcher) newEpoch() {
+	s.epoch++
+	if s.epoch == 0 { // wrapped after 2^32 searches: the one time to clear
+		clear(s.visited)
+		s.epoch = 1
+	}
+}
+
+// visit marks slot and reports whether it was new to this search.
+func (s *Searcher) visit(slot uint32) bool {
+	if s.visited[slot] == s.epoch {
+		return false
+	}
+	s.visited[slot] = s.epoch
+	return true
+}
+
+// candHeap is the search frontier, best at the root.
+type candHeap struct{ h []entry }
+
+func (c *candHeap) push(e entry) {
+	c.h = append(c.h, e)
+	h := c.h
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (c *candHeap) pop() entry {
+	h := c.h
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	c.h = h[:n]
+	h = h[:n]
+	i := 0
+	for {
+		b, l, r := i, 2*i+1, 2*i+2
+		if l < n && better(h[l], h[b]) {
+			b = l
+		}
+		if r < n && better(h[r], h[b]) {
+			b = r
+		}
+		if b == i {
+			return top
+		}
+		h[i], h[b] = h[b], h[i]
+		i = b
+	}
+}
+
+// resHeap keeps the ef best live nodes seen, worst at the root.
+type resHeap struct {
+	h  []entry
+	ef int
+}
+
+func (r *resHeap) full() bool   { return len(r.h) >= r.ef }
+func (r *resHeap) worst() entry { return r.h[0] }
+
+// admits reports whether e would enter the result set.
+func (r *resHeap) admits(e entry) bool { return len(r.h) < r.ef || better(e, r.h[0]) }
+
+func (r *resHeap) push(e entry) {
+	if len(r.h) >= r.ef {
+		r.h[0] = e
+		siftWorst(r.h, 0)
+		return
+	}
+	r.h = append(r.h, e)
+	h := r.h
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], h[i]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// sortBest orders the result set best first, in place, and returns it;
+// the heap is spent.
+func (r *resHeap) sortBest() []entry {
+	h := r.h
+	for end := len(h) - 1; end > 0; end-- {
+		h[0], h[end] = h[end], h[0]
+		siftWorst(h[:end], 0)
+	}
+	return h
+}
+
+// siftWorst restores the worst-at-root heap below i.
+func siftWorst(h []entry, i int) {
+	n := len(h)
+	for {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < n && better(h[w], h[l]) {
+			w = l
+		}
+		if r < n && better(h[w], h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
