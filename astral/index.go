@@ -3,8 +3,10 @@ package astral
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -22,20 +24,53 @@ const (
 
 // Index is vector memory: add, remove and query from any goroutines at
 // once. A query sees each record whole, never half-written.
+//
+// It scans every record (flat) while they take at most FlatLimitBytes, or
+// when asked, and walks an HNSW graph otherwise. An auto index that grows
+// past the limit builds its graph in the background, answering queries from
+// the flat index meanwhile, and then switches once, atomically.
 type Index struct {
-	cfg Config
-	rt  *Runtime
+	cfg    Config
+	rt     *Runtime
+	adjust flat.Adjust
+	kern   *kernel.Kernel
 
-	mu   sync.RWMutex
-	flat *flat.Index
+	// writeMu serialises Add and Remove. mu guards which structure is live:
+	// queries hold it shared; a flat write or the switch hold it
+	// exclusively. The graph takes inserts beside queries, so graph writes
+	// hold it shared.
+	writeMu  sync.Mutex
+	mu       sync.RWMutex
+	efSearch atomic.Int32
+	flat     *flat.Index
+	graph    *hnsw.Graph
+
+	// While a background build runs, writes also go to pending, replayed
+	// into the graph before the switch.
+	building  bool
+	pending   []pendingOp
+	bg        sync.WaitGroup
+	compactOn atomic.Bool
 
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
 }
 
+// parallelBuildMin is the batch size from which an Add into a graph is a
+// parallel Build rather than one insert after another.
+const parallelBuildMin = 256
+
+// pendingOp is one write made during a background build.
+type pendingOp struct {
+	id     uint64
+	rec    []byte // nil for a removal
+	adjust float32
+}
+
 // queryCtx is the scratch of one query in flight.
 type queryCtx struct {
 	s      *flat.Searcher
+	hs     *hnsw.Searcher
 	q      []float32 // one query, normalized or scaled
 	counts [MaxBatch]int
 	qnorm  [MaxBatch]float32 // |q|^2 for L2
@@ -43,7 +78,8 @@ type queryCtx struct {
 
 // NewIndex creates an empty index. rt may be nil: queries then run serially.
 func NewIndex(rt *Runtime, opts ...Option) (*Index, error) {
-	c := Config{Metric: Cosine, Storage: E5M2, FlatLimitBytes: DefaultFlatLimitBytes}
+	c := Config{Metric: Cosine, Storage: E5M2, FlatLimitBytes: DefaultFlatLimitBytes,
+		M: hnsw.DefaultM, EfConstruction: hnsw.DefaultEfConstruction, EfSearch: DefaultEfSearch}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -62,7 +98,24 @@ func NewIndex(rt *Runtime, opts ...Option) (*Index, error) {
 		return nil, errorf(ErrInvalidArgument, "%v", err)
 	}
 	adjust := map[Metric]flat.Adjust{Cosine: flat.AdjustScale, Dot: flat.AdjustNone, L2: flat.AdjustSubtract}[c.Metric]
-	return &Index{cfg: c, rt: rt, flat: flat.New(k, adjust)}, nil
+	x := &Index{cfg: c, rt: rt, adjust: adjust, kern: k}
+	x.efSearch.Store(int32(c.EfSearch))
+	if c.Kind == KindHNSW {
+		if x.graph, err = x.newGraph(); err != nil {
+			return nil, err
+		}
+	} else {
+		x.flat = flat.New(k, adjust)
+	}
+	return x, nil
+}
+
+func (x *Index) newGraph() (*hnsw.Graph, error) {
+	g, err := hnsw.New(x.kern, x.adjust, hnsw.Config{M: x.cfg.M, EfConstruction: x.cfg.EfConstruction})
+	if err != nil {
+		return nil, errorf(ErrInvalidArgument, "%v", err)
+	}
+	return g, nil
 }
 
 // Config returns the index's configuration.
@@ -72,7 +125,20 @@ func (x *Index) Config() Config { return x.cfg }
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if x.graph != nil {
+		return x.graph.Len()
+	}
 	return x.flat.Len()
+}
+
+// has reports whether id is stored; hold writeMu.
+func (x *Index) has(id uint64) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.graph != nil {
+		return x.graph.Has(id)
+	}
+	return x.flat.Has(id)
 }
 
 func checkFinite(v []float32) bool {
@@ -103,7 +169,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		seen[id] = struct{}{}
 	}
 	// Encode outside the lock: queries keep running meanwhile.
-	stride := x.flat.Kernel().Stride()
+	stride := x.kern.Stride()
 	recs := make([]byte, len(ids)*stride)
 	bias := make([]float32, len(ids))
 	row := make([]float32, dim)
@@ -126,21 +192,94 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 			bias[i] = x.squaredNorm(&nb, rec)
 		}
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
 	for _, id := range ids {
-		if x.flat.Has(id) {
+		if x.has(id) {
 			return errorf(ErrDuplicateID, "id %d already stored", id)
 		}
+	}
+	x.mu.Lock()
+	if g := x.graph; g != nil {
+		// The graph takes inserts beside running queries.
+		x.mu.Unlock()
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		if len(ids) >= parallelBuildMin {
+			// A deterministic parallel build on the runtime's workers: the
+			// same graph whatever the thread count.
+			adj := bias
+			if x.adjust == flat.AdjustNone {
+				adj = nil
+			}
+			if err := g.Build(ids, recs, adj, x.rt.workers(), true); err != nil {
+				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
+			}
+			return nil
+		}
+		g.Reserve(len(ids))
+		for i, id := range ids {
+			if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i]); err != nil {
+				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
+			}
+		}
+		return nil
 	}
 	x.flat.Reserve(len(ids))
 	for i, id := range ids {
 		if err := x.flat.Add(id, recs[i*stride:(i+1)*stride], bias[i]); err != nil {
-			return err // unreachable: ids were checked under the lock
+			x.mu.Unlock()
+			return err // unreachable: ids were checked under writeMu
+		}
+		if x.building {
+			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i]})
 		}
 	}
+	grow := x.cfg.Kind == KindAuto && !x.building && x.flat.RecordBytes() > x.cfg.FlatLimitBytes
+	if grow {
+		x.building = true
+		ids, recs, adj := x.flat.Snapshot()
+		x.bg.Add(1)
+		go x.switchToGraph(ids, recs, adj)
+	}
+	x.mu.Unlock()
 	return nil
 }
+
+// switchToGraph builds the graph from a snapshot of the flat index while
+// queries go on, replays the writes made meanwhile, then swaps.
+func (x *Index) switchToGraph(ids []uint64, recs []byte, adj []float32) {
+	defer x.bg.Done()
+	g, err := x.newGraph()
+	if err == nil {
+		err = g.Build(ids, recs, adj, x.rt.workers(), true)
+	}
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err == nil {
+		for _, op := range x.pending {
+			if op.rec == nil {
+				err = g.Delete(op.id)
+			} else {
+				err = g.Insert(op.id, op.rec, op.adjust)
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	x.pending, x.building = nil, false
+	if err != nil {
+		// Keep serving exactly; the next Add past the limit tries again.
+		return
+	}
+	x.graph, x.flat = g, nil
+}
+
+// Wait returns once any background graph build or compaction has finished.
+func (x *Index) Wait() { x.bg.Wait() }
 
 // normBuffers is squaredNorm's scratch, reused across one Add.
 type normBuffers struct {
@@ -151,7 +290,7 @@ type normBuffers struct {
 // squaredNorm is |x|^2 of a stored record, computed by the kernel in the
 // canonical order so norms, like scores, are the same bits on every CPU.
 func (x *Index) squaredNorm(b *normBuffers, rec []byte) float32 {
-	k := x.flat.Kernel()
+	k := x.kern
 	if b.dec == nil {
 		b.dec, b.qp = make([]float32, x.cfg.Dim), make([]float32, k.QueryLen())
 	}
@@ -177,10 +316,10 @@ func normalize(v []float32) {
 
 // Remove deletes ids. If any is not stored (or repeated), nothing is removed.
 func (x *Index) Remove(ids ...uint64) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
 	for i, id := range ids {
-		if !x.flat.Has(id) {
+		if !x.has(id) {
 			return errorf(ErrNotFound, "id %d", id)
 		}
 		for _, prev := range ids[:i] {
@@ -189,9 +328,35 @@ func (x *Index) Remove(ids ...uint64) error {
 			}
 		}
 	}
+	x.mu.Lock()
+	if g := x.graph; g != nil {
+		x.mu.Unlock()
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		for _, id := range ids {
+			if err := g.Delete(id); err != nil {
+				return errorf(ErrNotFound, "%v", err) // unreachable: ids were checked
+			}
+		}
+		// Tombstones still route but lengthen searches: reclaim them in the
+		// background once they are a fifth of the graph.
+		if g.Deleted()*5 > g.Len() && x.compactOn.CompareAndSwap(false, true) {
+			x.bg.Add(1)
+			go func() {
+				defer x.bg.Done()
+				defer x.compactOn.Store(false)
+				g.Compact(x.rt.workers())
+			}()
+		}
+		return nil
+	}
+	defer x.mu.Unlock()
 	for _, id := range ids {
 		if err := x.flat.Remove(id); err != nil {
-			return err // unreachable: ids were checked under the lock
+			return err // unreachable: ids were checked under writeMu
+		}
+		if x.building {
+			x.pending = append(x.pending, pendingOp{id: id})
 		}
 	}
 	return nil
@@ -241,7 +406,7 @@ func (x *Index) prepare(c *queryCtx, buf []float32, j int, q []float32) {
 		}
 		c.qnorm[j] = float32(s)
 	}
-	ql := x.flat.Kernel().QueryLen()
+	ql := x.kern.QueryLen()
 	kernel.LayoutQuery(buf[j*ql:(j+1)*ql], c.q)
 }
 
@@ -263,7 +428,8 @@ func (x *Index) finish(c *queryCtx, j int, res []Result) {
 
 // Query finds the k nearest stored vectors to q and returns them best first
 // in dst[:n] (n = min(k, Len())), reusing dst's memory: with cap(dst) >= k it
-// allocates nothing.
+// allocates nothing. Flat indexes are exact; HNSW searches EfSearch (at
+// least k) candidates.
 func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
 	if k < 1 || k > MaxK {
 		return dst[:0], errorf(ErrInvalidArgument, "k = %d: want 1 to %d", k, MaxK)
@@ -277,13 +443,39 @@ func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
 	dst = dst[:k]
 	c := x.getCtx()
 	defer x.putCtx(c)
-	x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
 	x.mu.RLock()
-	x.flat.Search(c.s, x.rt.workers(), 1, k, dst, c.counts[:1])
+	if g := x.graph; g != nil {
+		buf := c.graphSearcher().QueryBuffer(g)
+		x.prepare(c, buf, 0, q)
+		c.counts[0] = len(g.Search(c.hs, buf, k, x.ef(k), dst[:0]))
+	} else {
+		x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
+		x.flat.Search(c.s, x.rt.workers(), 1, k, dst, c.counts[:1])
+	}
 	x.mu.RUnlock()
 	res := dst[:c.counts[0]]
 	x.finish(c, 0, res)
 	return res, nil
+}
+
+func (c *queryCtx) graphSearcher() *hnsw.Searcher {
+	if c.hs == nil {
+		c.hs = hnsw.NewSearcher()
+	}
+	return c.hs
+}
+
+// ef is the graph search's candidate list size for k results.
+func (x *Index) ef(k int) int { return max(int(x.efSearch.Load()), k) }
+
+// SetEfSearch sets how many candidates an HNSW search keeps (at least k is
+// always used): higher finds more true neighbours, slower.
+func (x *Index) SetEfSearch(ef int) error {
+	if ef < 1 || ef > hnsw.MaxEf {
+		return errorf(ErrInvalidArgument, "efSearch %d: want 1 to %d", ef, hnsw.MaxEf)
+	}
+	x.efSearch.Store(int32(ef))
+	return nil
 }
 
 // QueryBatch runs len(queries)/Dim queries, MaxBatch per pass over the
@@ -312,12 +504,23 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 	defer x.putCtx(c)
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
-		buf := c.s.QueryBuffer(x.flat, m)
-		for j := 0; j < m; j++ {
-			x.prepare(c, buf, j, queries[(lo+j)*dim:(lo+j+1)*dim])
-		}
 		x.mu.RLock()
-		x.flat.Search(c.s, x.rt.workers(), m, k, dst[lo*k:], c.counts[:m])
+		if g := x.graph; g != nil {
+			// A graph walk reads few records: nothing to share between queries.
+			buf := c.graphSearcher().QueryBuffer(g)
+			for j := 0; j < m; j++ {
+				x.prepare(c, buf, 0, queries[(lo+j)*dim:(lo+j+1)*dim])
+				c.qnorm[j] = c.qnorm[0]
+				out := dst[(lo+j)*k : (lo+j)*k : (lo+j+1)*k]
+				c.counts[j] = len(g.Search(c.hs, buf, k, x.ef(k), out))
+			}
+		} else {
+			buf := c.s.QueryBuffer(x.flat, m)
+			for j := 0; j < m; j++ {
+				x.prepare(c, buf, j, queries[(lo+j)*dim:(lo+j+1)*dim])
+			}
+			x.flat.Search(c.s, x.rt.workers(), m, k, dst[lo*k:], c.counts[:m])
+		}
 		x.mu.RUnlock()
 		for j := 0; j < m; j++ {
 			counts[lo+j] = c.counts[j]
@@ -336,22 +539,28 @@ type Stats struct {
 	Storage        Storage
 	Kernel         string  // e.g. "avx2/fixed384"
 	Participants   int     // threads one query uses now: workers + caller, fewer for small indexes
-	Bytes          int64   // memory held by records, ids and per-record data, growth room included
-	BytesPerVector float64 // what one more vector costs: record, id and per-record data
+	Bytes          int64   // memory held by records, ids, per-record data and links, growth room included
+	BytesPerVector float64 // flat: what one more vector costs (record, id, norm); HNSW: Bytes / Len
 }
 
 // Stats returns the index's current statistics.
 func (x *Index) Stats() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	s := Stats{
-		Len: x.flat.Len(), Dim: x.cfg.Dim, Metric: x.cfg.Metric, Kind: KindFlat,
-		Storage: x.cfg.Storage, Kernel: x.flat.Kernel().Name(), Bytes: int64(x.flat.Bytes()),
-		Participants: x.flat.Participants(x.rt.workers()),
+	s := Stats{Dim: x.cfg.Dim, Metric: x.cfg.Metric, Storage: x.cfg.Storage, Kernel: x.kern.Name(), Participants: 1}
+	perRecord := x.kern.Stride() + 8 // record and id
+	if x.adjust != flat.AdjustNone {
+		perRecord += 4 // the per-record norm
 	}
-	s.BytesPerVector = float64(x.flat.Kernel().Stride() + 8)
-	if x.cfg.Metric != Dot {
-		s.BytesPerVector += 4 // the per-record norm
+	if g := x.graph; g != nil {
+		s.Len, s.Kind, s.Bytes = g.Len(), KindHNSW, int64(g.Bytes())
+		if s.Len > 0 {
+			s.BytesPerVector = float64(s.Bytes) / float64(s.Len)
+		}
+		return s
 	}
+	s.Len, s.Kind, s.Bytes = x.flat.Len(), KindFlat, int64(x.flat.Bytes())
+	s.Participants = x.flat.Participants(x.rt.workers())
+	s.BytesPerVector = float64(perRecord)
 	return s
 }

@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -38,6 +39,9 @@ const (
 	KindAuto Kind = 0
 	// KindFlat scans every record: exact.
 	KindFlat Kind = 1
+	// KindHNSW walks a graph: approximate, for indexes too large to scan
+	// within a frame.
+	KindHNSW Kind = 2
 )
 
 func (k Kind) String() string {
@@ -46,6 +50,8 @@ func (k Kind) String() string {
 		return "auto"
 	case KindFlat:
 		return "flat"
+	case KindHNSW:
+		return "hnsw"
 	}
 	return "unknown"
 }
@@ -70,7 +76,22 @@ type Config struct {
 	// Kernel forces one implementation by name ("go", "avx2"); empty picks
 	// the fastest this CPU runs.
 	Kernel string
+	// HNSW: links per node (2·M on level 0), candidates kept while
+	// inserting, and while searching (at least k is always used).
+	M, EfConstruction, EfSearch int
 }
+
+// DefaultEfSearch is the HNSW search breadth unless WithEfSearch says otherwise.
+const DefaultEfSearch = 128
+
+// WithHNSW sets the graph's M (2 to 128, default 16) and efConstruction
+// (default 200, never below M).
+func WithHNSW(m, efConstruction int) Option {
+	return func(c *Config) { c.M, c.EfConstruction = m, efConstruction }
+}
+
+// WithEfSearch sets the default HNSW search breadth (1 to 4096).
+func WithEfSearch(ef int) Option { return func(c *Config) { c.EfSearch = ef } }
 
 // Option configures NewIndex.
 type Option func(*Config)
@@ -103,12 +124,21 @@ func (c *Config) validate() error {
 		return errorf(ErrInvalidArgument, "unknown metric %d", c.Metric)
 	}
 	switch c.Kind {
-	case KindAuto, KindFlat:
+	case KindAuto, KindFlat, KindHNSW:
 	default:
 		return errorf(ErrInvalidArgument, "unknown index kind %d", c.Kind)
 	}
 	if c.Storage != E5M2 {
 		return errorf(ErrInvalidArgument, "unknown storage %d", c.Storage)
+	}
+	if c.M < 2 || c.M > hnsw.MaxM {
+		return errorf(ErrInvalidArgument, "M %d: want 2 to %d", c.M, hnsw.MaxM)
+	}
+	if c.EfConstruction < 1 || c.EfConstruction > hnsw.MaxEf {
+		return errorf(ErrInvalidArgument, "efConstruction %d: want 1 to %d", c.EfConstruction, hnsw.MaxEf)
+	}
+	if c.EfSearch < 1 || c.EfSearch > hnsw.MaxEf {
+		return errorf(ErrInvalidArgument, "efSearch %d: want 1 to %d", c.EfSearch, hnsw.MaxEf)
 	}
 	if c.FlatLimitBytes < 0 {
 		return errorf(ErrInvalidArgument, "flat limit %d bytes is negative", c.FlatLimitBytes)

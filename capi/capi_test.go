@@ -214,7 +214,6 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 8, metric: 260}, stInvalid, "metric"},
 		{options{dim: 8, storage: 2}, stInvalid, "storage"},
 		{options{dim: 8, kind: 3}, stInvalid, "kind"},
-		{options{dim: 8, kind: kindHNSW}, stUnsupported, "ASTRAL_KIND_HNSW"},
 		{options{dim: 8, kind: kindHNSW, m: 1}, stInvalid, "hnsw_m 1"},
 		{options{dim: 8, m: 129}, stInvalid, "hnsw_m 129"},
 		{options{dim: 8, m: 32, efc: 16}, stInvalid, "hnsw_ef_construction 16"},
@@ -281,6 +280,31 @@ func TestMatchesGoAPI(t *testing.T) {
 			require.Equal(t, want, batch[i])
 		}
 		require.Equal(t, stOK, destroyIndex(h))
+	}
+}
+
+// TestHNSWThroughC: an HNSW index made with its parameters through the ABI
+// returns what the Go API's does, built the same way (the deterministic
+// build gives both the same graph).
+func TestHNSWThroughC(t *testing.T) {
+	withRuntime(t, 1)
+	const dim, n, nq, k = 32, 2000, 10, 10
+	r := rand.New(rand.NewPCG(8, 9))
+	base, qs := randomRows(r, n, dim), randomRows(r, nq, dim)
+	h, st := createIndex(options{dim: dim, kind: kindHNSW, m: 8, efc: 64, efs: 40})
+	require.Equal(t, stOK, st, lastError())
+	defer destroyIndex(h)
+	x, err := astral.NewIndex(nil, astral.WithDim(dim), astral.WithKind(astral.KindHNSW),
+		astral.WithHNSW(8, 64), astral.WithEfSearch(40))
+	require.NoError(t, err)
+	require.Equal(t, stOK, addVectors(h, ids(0, n), base))
+	require.NoError(t, x.Add(ids(0, n), base))
+	for i := range nq {
+		want, err := x.Query(nil, qs[i*dim:(i+1)*dim], k)
+		require.NoError(t, err)
+		got, st := query(h, qs[i*dim:(i+1)*dim], k, k)
+		require.Equal(t, stOK, st)
+		require.Equal(t, want, got)
 	}
 }
 

@@ -10,16 +10,16 @@ import (
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
+	"github.com/astral-engine/astral/hnsw"
 )
 
-// HNSW parameters: accepted and validated now so hosts can set them; the
-// graph itself is a later issue. 0 in AstralIndexOptions means these.
+// HNSW parameters; 0 in AstralIndexOptions means the defaults.
 const (
-	defaultHNSWM              = 16
-	defaultHNSWEfConstruction = 200
-	defaultHNSWEfSearch       = 128
-	maxHNSWM                  = 128
-	maxHNSWEf                 = 4096
+	defaultHNSWM              = hnsw.DefaultM
+	defaultHNSWEfConstruction = hnsw.DefaultEfConstruction
+	defaultHNSWEfSearch       = astral.DefaultEfSearch
+	maxHNSWM                  = hnsw.MaxM
+	maxHNSWEf                 = hnsw.MaxEf
 )
 
 // maxValues bounds any count the host passes, so that products of counts
@@ -63,10 +63,15 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	if o.flat_limit_bytes > math.MaxInt64 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes %d is above INT64_MAX", uint64(o.flat_limit_bytes))
 	}
-	if o.kind == C.ASTRAL_KIND_HNSW {
-		return fail(fn, C.ASTRAL_E_UNSUPPORTED, "ASTRAL_KIND_HNSW is not available in this version (%s); use ASTRAL_KIND_FLAT or ASTRAL_KIND_AUTO", astral.Version)
+	efc, efs := int(o.hnsw_ef_construction), int(o.hnsw_ef_search)
+	if efc == 0 {
+		efc = defaultHNSWEfConstruction
 	}
-	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind)))}
+	if efs == 0 {
+		efs = defaultHNSWEfSearch
+	}
+	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind))),
+		astral.WithHNSW(int(m), efc), astral.WithEfSearch(efs)}
 	if o.metric != C.ASTRAL_METRIC_DEFAULT {
 		opts = append(opts, astral.WithMetric(astral.Metric(clampU8(o.metric))))
 	}

@@ -154,3 +154,19 @@ func (x *Index) Remove(id uint64) error {
 	delete(x.slots, id)
 	return nil
 }
+
+// Snapshot copies every record, id and Adjust value, in slot order: the
+// input of an HNSW build that replaces this index. adj is nil for
+// AdjustNone.
+func (x *Index) Snapshot() (ids []uint64, recs []byte, adj []float32) {
+	n := len(x.ids)
+	ids = append([]uint64(nil), x.ids...)
+	recs = append([]byte(nil), x.slab[:n*x.stride]...)
+	if x.bias != nil {
+		adj = append([]float32(nil), x.bias...)
+	}
+	return ids, recs, adj
+}
+
+// RecordBytes is the memory the records themselves take.
+func (x *Index) RecordBytes() int64 { return int64(len(x.ids)) * int64(x.stride) }

@@ -81,7 +81,7 @@ enum {
     ASTRAL_E_CORRUPT = 11,          /* reserved: malformed saved data (persistence) */
     ASTRAL_E_INTERNAL = 12,         /* a bug in Astral; the message says where */
     ASTRAL_E_VERSION_MISMATCH = 13, /* a struct from a newer header sets fields this library lacks */
-    ASTRAL_E_UNSUPPORTED = 14       /* valid request this build cannot serve yet (HNSW) */
+    ASTRAL_E_UNSUPPORTED = 14       /* valid request this build cannot serve */
 };
 
 /* ---- Types ------------------------------------------------------------- */
@@ -127,7 +127,7 @@ typedef struct AstralInit {
 /* Index kinds. */
 #define ASTRAL_KIND_AUTO 0u /* flat while records take <= flat_limit_bytes, HNSW above */
 #define ASTRAL_KIND_FLAT 1u /* exact scan of every record */
-#define ASTRAL_KIND_HNSW 2u /* graph search: not in this version, gives ASTRAL_E_UNSUPPORTED */
+#define ASTRAL_KIND_HNSW 2u /* graph search: approximate, for indexes too large to scan in a frame */
 
 /* Stored component kinds. 0 selects the default, E5M2. */
 #define ASTRAL_STORAGE_DEFAULT 0u
@@ -217,8 +217,8 @@ ASTRAL_API AstralStatus astral_shutdown(void);
  * ASTRAL_INDEX_NONE on failure).
  * Statuses: OK; INVALID_ARGUMENT (NULL pointer, struct_size, dimension,
  * unknown metric/kind/storage, HNSW parameter out of range, flat_limit_bytes
- * above INT64_MAX); VERSION_MISMATCH (see astral_init); UNSUPPORTED
- * (kind ASTRAL_KIND_HNSW in this version); NOT_INITIALIZED. Thread-safe. */
+ * above INT64_MAX); VERSION_MISMATCH (see astral_init); NOT_INITIALIZED.
+ * Thread-safe. */
 ASTRAL_API AstralStatus astral_index_create(const AstralIndexOptions *options,
                                             AstralIndex *out_index);
 

@@ -61,10 +61,10 @@ type benchRow struct {
 }
 
 type benchFlags struct {
-	data, queries, index, jsonPath, kernel, metric, storage string
-	n, nq, dim, k, runs                                     int
-	threads, batch                                          []int
-	runSeconds                                              float64
+	data, queries, index, jsonPath, kernel, metric, storage, plot string
+	n, nq, dim, k, runs, m, efConstruction                        int
+	threads, batch, ef                                            []int
+	runSeconds                                                    float64
 }
 
 func intList(s string) ([]int, error) {
@@ -84,7 +84,10 @@ func parseBench(args []string) (*benchFlags, error) {
 	b := &benchFlags{}
 	fs.StringVar(&b.data, "data", "random", "fixture (random, spectral, clustered) or base vectors FILE.fvecs")
 	fs.StringVar(&b.queries, "queries", "", "queries FILE.fvecs (with --data FILE.fvecs)")
-	fs.StringVar(&b.index, "index", "flat", "index kind: flat or auto")
+	fs.StringVar(&b.index, "index", "flat", "index kind: flat, hnsw or auto")
+	fs.IntVar(&b.m, "m", 16, "HNSW: links per node (2·M on level 0)")
+	fs.IntVar(&b.efConstruction, "ef-construction", 200, "HNSW: candidates kept while inserting")
+	fs.StringVar(&b.plot, "plot", "", "write the recall–latency curve (HNSW rows, flat points) to this PNG")
 	fs.StringVar(&b.storage, "storage", "e5m2", "stored kind: e5m2")
 	fs.StringVar(&b.metric, "metric", "cosine", "metric: cosine, dot or l2")
 	fs.StringVar(&b.kernel, "kernel", "", "force a kernel implementation (go, avx2, avx512, neon); default: fastest")
@@ -97,6 +100,7 @@ func parseBench(args []string) (*benchFlags, error) {
 	fs.Float64Var(&b.runSeconds, "run-seconds", 0.3, "least time per run (whole passes over the queries)")
 	threads := fs.String("threads", "0,1", "runtime worker counts to measure (the caller not counted)")
 	batch := fs.String("batch", "1", "queries per call to measure, e.g. 1,16")
+	ef := fs.String("ef", "128", "HNSW: efSearch values to measure, e.g. 16,32,64,128,256,512")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -107,13 +111,16 @@ func parseBench(args []string) (*benchFlags, error) {
 	if b.batch, err = intList(*batch); err != nil {
 		return nil, err
 	}
+	if b.ef, err = intList(*ef); err != nil {
+		return nil, err
+	}
 	for _, v := range b.batch {
 		if v < 1 || v > astral.MaxBatch*64 {
 			return nil, fmt.Errorf("batch %d out of range", v)
 		}
 	}
-	if b.index != "flat" && b.index != "auto" {
-		return nil, fmt.Errorf("index %q: this build has flat and auto", b.index)
+	if b.index != "flat" && b.index != "auto" && b.index != "hnsw" {
+		return nil, fmt.Errorf("index %q: want flat, hnsw or auto", b.index)
 	}
 	if b.storage != "e5m2" {
 		return nil, fmt.Errorf("storage %q: this build stores e5m2", b.storage)
@@ -178,11 +185,9 @@ func runBench(args []string) error {
 	}
 	n, nq, dim := set.N(), set.NQ(), set.Dim
 	truth := fixture.ExactTopK(set.Base, set.Queries, dim, b.k, 0)
-	kind := astral.KindFlat
-	if b.index == "auto" {
-		kind = astral.KindAuto
-	}
-	opts := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKind(kind), astral.WithKernel(b.kernel)}
+	kind := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}[b.index]
+	base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel)}
+	opts := append(base, astral.WithKind(kind), astral.WithHNSW(b.m, b.efConstruction))
 
 	rep := benchReport{
 		Version: astral.Version, Go: runtime.Version(), CPU: cpuid.CPU.BrandName,
@@ -196,7 +201,7 @@ func runBench(args []string) error {
 		if err != nil {
 			return err
 		}
-		x, buildS, err := buildIndex(rt, opts, set)
+		x, buildS, err := buildIndex(rt, opts, set, b.index)
 		if err != nil {
 			rt.Close()
 			return err
@@ -204,34 +209,64 @@ func runBench(args []string) error {
 		st := x.Stats()
 		rep.Kernel = st.Kernel
 		if exactQuantized == nil {
-			// The exact scan of the quantized vectors: a serial flat query.
+			// The exact scan of the quantized vectors: a serial flat index.
+			ref, _, err := buildIndex(nil, append(base, astral.WithKind(astral.KindFlat)), set, "exact reference")
+			if err != nil {
+				return err
+			}
 			exactQuantized = make([][]int64, nq)
 			for i := 0; i < nq; i++ {
-				res, err := x.Query(nil, set.Query(i), b.k)
+				res, err := ref.Query(nil, set.Query(i), b.k)
 				if err != nil {
 					return err
 				}
 				exactQuantized[i] = ids(res)
 			}
-			ceilingBuf = make([]byte, int(float64(n)*(st.BytesPerVector-8)))
+			rst := ref.Stats()
+			ceilingBuf = make([]byte, int(float64(n)*(rst.BytesPerVector-8)))
 			for i := range ceilingBuf {
 				ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
+			}
+			if kind == astral.KindHNSW {
+				// The exact point for the recall–latency curve: a serial scan.
+				row, err := measure(ref, set, b, 1, truth, exactQuantized)
+				if err != nil {
+					return err
+				}
+				row.Index, row.Storage, row.Participants, row.BytesPerVector, row.Kernel = "flat", b.storage, 1, rst.BytesPerVector, rst.Kernel
+				row.ScanGBps = float64(n) * (rst.BytesPerVector - 8) / (row.P50us * 1e3)
+				rep.Rows = append(rep.Rows, row)
+				rep.ReadCeilingGBps["1"] = readCeiling(ceilingBuf, 1)
 			}
 		}
 		key := strconv.Itoa(st.Participants)
 		if _, ok := rep.ReadCeilingGBps[key]; !ok {
 			rep.ReadCeilingGBps[key] = readCeiling(ceilingBuf, st.Participants)
 		}
-		for _, batch := range b.batch {
-			row, err := measure(x, set, b, batch, truth, exactQuantized)
-			if err != nil {
-				rt.Close()
-				return err
+		efs := []int{0}
+		if st.Kind == astral.KindHNSW {
+			efs = b.ef
+		}
+		for _, ef := range efs {
+			if ef > 0 {
+				if err := x.SetEfSearch(ef); err != nil {
+					rt.Close()
+					return err
+				}
 			}
-			row.Index, row.Storage, row.Threads, row.Participants = string(b.index), b.storage, threads, st.Participants
-			row.BuildS, row.BytesPerVector, row.Kernel = buildS, st.BytesPerVector, st.Kernel
-			row.ScanGBps = float64(n) * (st.BytesPerVector - 8) / (row.P50us * 1e3)
-			rep.Rows = append(rep.Rows, row)
+			for _, batch := range b.batch {
+				row, err := measure(x, set, b, batch, truth, exactQuantized)
+				if err != nil {
+					rt.Close()
+					return err
+				}
+				row.Index, row.Storage, row.Threads, row.Participants = st.Kind.String(), b.storage, threads, st.Participants
+				row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
+				if st.Kind == astral.KindFlat {
+					row.ScanGBps = float64(n) * (st.BytesPerVector - 8) / (row.P50us * 1e3)
+				}
+				rep.Rows = append(rep.Rows, row)
+			}
 		}
 		rt.Close()
 	}
@@ -242,6 +277,12 @@ func runBench(args []string) error {
 		rep.ReadCeilingGBps[key] = max(rep.ReadCeilingGBps[key], readCeiling(ceilingBuf, p))
 	}
 	printTable(&rep)
+	if b.plot != "" {
+		if err := plotCurve(&rep, b.plot); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s\n", b.plot)
+	}
 	if b.jsonPath != "" {
 		out, err := json.MarshalIndent(&rep, "", "  ")
 		if err != nil {
@@ -263,16 +304,17 @@ func ids(res []astral.Result) []int64 {
 	return out
 }
 
-// buildIndex adds the fixture in chunks, drawing a progress bar.
-func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set) (*astral.Index, float64, error) {
+// buildIndex adds the fixture in chunks, drawing a progress bar, and waits
+// for any background graph build: build_s is the time to a ready index.
+func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, what string) (*astral.Index, float64, error) {
 	x, err := astral.NewIndex(rt, opts...)
 	if err != nil {
 		return nil, 0, err
 	}
 	n, dim := set.N(), set.Dim
-	bar := newProgress(fmt.Sprintf("building %d × %d", n, dim), n)
+	bar := newProgress(fmt.Sprintf("building %s, %d × %d", what, n, dim), n)
 	start := time.Now()
-	const step = 4096
+	const step = 10000
 	idBuf := make([]uint64, step)
 	for lo := 0; lo < n; lo += step {
 		hi := min(lo+step, n)
@@ -284,6 +326,7 @@ func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set) (*as
 		}
 		bar.set(hi)
 	}
+	x.Wait()
 	took := time.Since(start).Seconds()
 	bar.done()
 	return x, took, nil
@@ -390,12 +433,16 @@ func printTable(rep *benchReport) {
 	for _, key := range keys {
 		fmt.Printf("read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
 	}
-	fmt.Printf("\n%-5s %7s %5s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s\n",
-		"index", "threads", "part", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs", "qps", "scan GB/s", "ceiling", "allocs")
+	fmt.Printf("\n%-5s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
+		"index", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
+		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
 	for _, r := range rep.Rows {
-		ceil := rep.ReadCeilingGBps[strconv.Itoa(r.Participants)]
-		fmt.Printf("%-5s %7d %5d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %7.0f%% %7.2f\n",
-			r.Index, r.Threads, r.Participants, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
-			r.P50us, r.P95us, r.P99us, r.MeanUs, r.QPS, r.ScanGBps, 100*r.ScanGBps/ceil, r.AllocsPerQuery)
+		ceil := "-"
+		if r.ScanGBps > 0 {
+			ceil = fmt.Sprintf("%.0f%%", 100*r.ScanGBps/rep.ReadCeilingGBps[strconv.Itoa(r.Participants)])
+		}
+		fmt.Printf("%-5s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
+			r.Index, r.Threads, r.Participants, r.Ef, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
+			r.P50us, r.P95us, r.P99us, r.MeanUs, r.QPS, r.ScanGBps, ceil, r.AllocsPerQuery, r.BuildS, r.BytesPerVector)
 	}
 }

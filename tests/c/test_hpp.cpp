@@ -97,11 +97,14 @@ int main() {
     CHECK(!d.valid() && live(kept));
     CHECK(astral_index_destroy(kept) == ASTRAL_OK);
 
-    // A long message comes back whole.
+    // An HNSW index through the wrapper, and its parameters checked.
     AstralIndexOptions o = astral::index_options(dim);
     o.kind = ASTRAL_KIND_HNSW;
-    CHECK(astral::Index::create(o, d).code() == ASTRAL_E_UNSUPPORTED && !d.valid());
-    CHECK(astral::last_error().find("ASTRAL_KIND_HNSW") != std::string::npos);
+    CHECK(astral::Index::create(o, d).ok() && d.valid());
+    o.hnsw_m = 1;
+    astral::Index bad;
+    CHECK(astral::Index::create(o, bad).code() == ASTRAL_E_INVALID_ARGUMENT && !bad.valid());
+    CHECK(astral::last_error().find("hnsw_m 1") != std::string::npos);
 
     CHECK(astral::shutdown().ok());
     CHECK(astral::shutdown().code() == ASTRAL_E_NOT_INITIALIZED);
