@@ -2,47 +2,14 @@
 
 #include "textflag.h"
 
-// AVX-512 forms of the kernels. Each ZMM accumulator holds two of the 8
-// canonical ones, (acc0|acc2), (acc1|acc3), (acc4|acc6), (acc5|acc7) in
-// Z0-Z3: a pair of blocks' evens (or odds) land in one register, exactly
-// where the AVX2 kernels put them, so the scores are the same bits.
+#include "e5m2_amd64.h"
+
+// AVX-512 forms of the kernels (register use: e5m2_amd64.h).
 
 // PF is how far ahead (bytes) the fixed-384 scan prefetches: about 20
 // records, enough to cover DRAM latency at this kernel's speed (measured:
 // 1536 bytes reached 61 % of the read ceiling on a Zen 5 core, 8192 85 %).
 #define PF 8192
-
-#define MASK VPCMPEQB Y15, Y15, Y15; VPSLLW $8, Y15, Y15
-
-#define ZERO4 VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3
-
-// PAIR scores the 32 bytes (two blocks) at roff(SI) against the laid-out
-// query at qoff(DI): 16 evens, then 16 odds.
-#define PAIR(roff, qoff, accE, accO) \
-	VMOVDQU roff(SI), Y8; \
-	VPSLLW $8, Y8, Y9; \
-	VPAND Y15, Y8, Y10; \
-	VCVTPH2PS Y9, Z9; \
-	VCVTPH2PS Y10, Z10; \
-	VFMADD231PS qoff(DI), Z9, accE; \
-	VFMADD231PS (qoff+64)(DI), Z10, accO
-
-#define GROUP512 \
-	PAIR(0, 0, Z0, Z1); \
-	PAIR(32, 128, Z2, Z3)
-
-// REDUCE512 folds Z0-Z3 into X0 in the canonical tree.
-#define REDUCE512 \
-	VADDPS Z1, Z0, Z0; \
-	VADDPS Z3, Z2, Z2; \
-	VEXTRACTF64X4 $1, Z0, Y1; \
-	VADDPS Y1, Y0, Y0; \
-	VEXTRACTF64X4 $1, Z2, Y3; \
-	VADDPS Y3, Y2, Y2; \
-	VADDPS Y2, Y0, Y0; \
-	VEXTRACTF128 $1, Y0, X1; VADDPS X1, X0, X0; \
-	VMOVHLPS X0, X0, X1; VADDPS X1, X0, X0; \
-	VMOVSHDUP X0, X1; VADDSS X1, X0, X0
 
 // func scan384AVX512(qp *float32, recs *byte, n int, out *float32)
 // Requires: qp holds 384 laid-out values; recs holds n records 384 bytes apart.

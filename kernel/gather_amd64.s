@@ -3,8 +3,8 @@
 #include "textflag.h"
 
 // Gather forms of the scans: record i is at base + ids[i]*stride. The
-// scoring macros are those of dot_amd64.s and dot_avx512_amd64.s, so the
-// canonical order, and the score bits, are the same. Neighbours of a graph
+// scoring macros are shared (e5m2_amd64.h), so the canonical order, and
+// the score bits, are the same. Neighbours of a graph
 // node lie at random places, so instead of a fixed distance ahead the
 // kernels prefetch every line of the record two ids ahead (records 0 and 1
 // before the loop), plus the line just past it, where a graph keeps the
@@ -13,59 +13,7 @@
 // Registers: DI query, SI record, R8 base, R9 stride, R10 ids, CX records
 // left, DX out, R11 record to prefetch, AX scratch.
 
-#define MASK VPCMPEQB Y15, Y15, Y15; VPSLLW $8, Y15, Y15
-
-#define ZERO VXORPS Y0, Y0, Y0; VXORPS Y1, Y1, Y1; VXORPS Y2, Y2, Y2; VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; VXORPS Y5, Y5, Y5; VXORPS Y6, Y6, Y6; VXORPS Y7, Y7, Y7
-
-#define BLOCK(roff, qe, qo, accE, accO) \
-	VMOVDQU roff(SI), X8; \
-	VPSLLW $8, X8, X9; \
-	VPAND X15, X8, X10; \
-	VCVTPH2PS X9, Y9; \
-	VCVTPH2PS X10, Y10; \
-	VFMADD231PS qe(DI), Y9, accE; \
-	VFMADD231PS qo(DI), Y10, accO
-
-#define GROUP \
-	BLOCK(0, 0, 64, Y0, Y1); \
-	BLOCK(16, 32, 96, Y2, Y3); \
-	BLOCK(32, 128, 192, Y4, Y5); \
-	BLOCK(48, 160, 224, Y6, Y7)
-
-#define REDUCE \
-	VADDPS Y1, Y0, Y0; VADDPS Y3, Y2, Y2; VADDPS Y5, Y4, Y4; VADDPS Y7, Y6, Y6; \
-	VADDPS Y2, Y0, Y0; VADDPS Y6, Y4, Y4; VADDPS Y4, Y0, Y0; \
-	VEXTRACTF128 $1, Y0, X1; VADDPS X1, X0, X0; \
-	VMOVHLPS X0, X0, X1; VADDPS X1, X0, X0; \
-	VMOVSHDUP X0, X1; VADDSS X1, X0, X0
-
-#define ZERO4 VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3
-
-#define PAIR(roff, qoff, accE, accO) \
-	VMOVDQU roff(SI), Y8; \
-	VPSLLW $8, Y8, Y9; \
-	VPAND Y15, Y8, Y10; \
-	VCVTPH2PS Y9, Z9; \
-	VCVTPH2PS Y10, Z10; \
-	VFMADD231PS qoff(DI), Z9, accE; \
-	VFMADD231PS (qoff+64)(DI), Z10, accO
-
-#define GROUP512 \
-	PAIR(0, 0, Z0, Z1); \
-	PAIR(32, 128, Z2, Z3)
-
-#define REDUCE512 \
-	VADDPS Z1, Z0, Z0; \
-	VADDPS Z3, Z2, Z2; \
-	VEXTRACTF64X4 $1, Z0, Y1; \
-	VADDPS Y1, Y0, Y0; \
-	VEXTRACTF64X4 $1, Z2, Y3; \
-	VADDPS Y3, Y2, Y2; \
-	VADDPS Y2, Y0, Y0; \
-	VEXTRACTF128 $1, Y0, X1; VADDPS X1, X0, X0; \
-	VMOVHLPS X0, X0, X1; VADDPS X1, X0, X0; \
-	VMOVSHDUP X0, X1; VADDSS X1, X0, X0
+#include "e5m2_amd64.h"
 
 // ADDR sets reg to the record of the id at idoff(R10).
 #define ADDR(idoff, reg) \
