@@ -540,7 +540,7 @@ type Stats struct {
 	Kernel         string  // e.g. "avx2/fixed384"
 	Participants   int     // threads one query uses now: workers + caller, fewer for small indexes
 	Bytes          int64   // memory held by records, ids, per-record data and links, growth room included
-	BytesPerVector float64 // flat: what one more vector costs (record, id, norm); HNSW: Bytes / Len
+	BytesPerVector float64 // what a vector costs: flat: record, id, norm; HNSW: its level-0 block and upper links (id lookup excluded, as in hnswlib's figure)
 }
 
 // Stats returns the index's current statistics.
@@ -554,9 +554,7 @@ func (x *Index) Stats() Stats {
 	}
 	if g := x.graph; g != nil {
 		s.Len, s.Kind, s.Bytes = g.Len(), KindHNSW, int64(g.Bytes())
-		if s.Len > 0 {
-			s.BytesPerVector = float64(s.Bytes) / float64(s.Len)
-		}
+		s.BytesPerVector = g.BytesPerVector()
 		return s
 	}
 	s.Len, s.Kind, s.Bytes = x.flat.Len(), KindFlat, int64(x.flat.Bytes())

@@ -44,8 +44,9 @@ func (g *Graph) Compact(p *pool.Pool) {
 			continue
 		}
 		copy(ns.words[int(to)*g.bw:g.head(to)+hUpper], old.words[int(slot)*g.bw:g.head(slot)+hUpper])
-		ns.words[g.head(to)+hSeq], ns.words[g.head(to)+hCount] = 0, 0
-		if l := levelOfFlags(g.flags(old, slot)); l > 0 {
+		l := levelOfFlags(g.flags(old, slot))
+		ns.words[g.head(to)+hState] = uint32(l) << levelShift // no links yet, version 0
+		if l > 0 {
 			ns.words[g.head(to)+hUpper] = uint32(ns.upLen)
 			ns.upLen += g.upperWords(l)
 		}

@@ -6,8 +6,10 @@
 // # Layout
 //
 // Level 0 is one fixed-stride block per node: the record, its adjust value,
-// id, flags and up to 2·M links, so the lines one prefetch brings serve
-// both scoring and expansion. Upper levels (M links each) live apart.
+// a packed state word (link count, version, level, deleted), id and up to
+// 2·M links, so the lines one prefetch brings serve both scoring and
+// expansion. Blocks are packed a word apart (storage.go). Upper levels (M
+// links each) live apart.
 //
 // # Concurrency
 //
@@ -88,7 +90,7 @@ type Graph struct {
 	maxM, maxM0 int
 	recBytes    int // record length (the kernel's stride)
 	recWords    int // record length in words: the header follows
-	bw          int // block length in words, a multiple of 16
+	bw          int // block length in words
 	bstride     int // block length in bytes
 	levelCut    [maxLevel + 1]uint64
 
@@ -123,7 +125,9 @@ func New(k *kernel.Kernel, adjust flat.Adjust, cfg Config) (*Graph, error) {
 	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ids: make(map[uint64]uint32)}
 	g.recBytes = k.Stride()
 	g.recWords = g.recBytes / 4
-	g.bw = (g.recWords + hLinks + g.maxM0 + 15) &^ 15
+	// No rounding to cache lines: it would cost 44 bytes a node at dim
+	// 384, M 16, and the kernels take unaligned records.
+	g.bw = g.recWords + hLinks + g.maxM0
 	g.bstride = g.bw * 4
 	// A node reaches level l with probability M^-l: the paper's level
 	// multiplier 1/ln M, drawn with integer cut-offs so no libm is involved.
@@ -192,6 +196,22 @@ func (g *Graph) Bytes() int {
 	return len(st.words)*4 + len(st.up)*4 + 16*len(g.ids) + nLocks*8
 }
 
+// BytesPerVector is the graph's storage per node: level-0 blocks plus the
+// upper-level words handed out, over the slots in use (tombstones
+// included). The id map and locks are left out, as hnswlib's per-vector
+// figure leaves out its label map.
+func (g *Graph) BytesPerVector() float64 {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	st := g.st.Load()
+	if st.n == 0 {
+		return 0
+	}
+	return float64(st.n*g.bstride+st.upLen*4) / float64(st.n)
+}
+
 // Reserve makes room for n more nodes and their expected upper levels, so
 // inserts up to that count almost never copy the graph.
 func (g *Graph) Reserve(n int) {
@@ -256,7 +276,7 @@ func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
 					st.words[h+hUpper] = uint32(st.upLen)
 					st.upLen += g.upperWords(l)
 				}
-				atomic.StoreUint32(&st.words[h+hFlags], uint32(levels[i])<<levelShift)
+				atomic.StoreUint32(&st.words[h+hState], uint32(levels[i])<<levelShift)
 				g.ids[id] = slot
 			}
 			st.n += len(ids)
@@ -288,9 +308,14 @@ func (g *Graph) Delete(id uint64) error {
 		return ErrNotFound
 	}
 	delete(g.ids, id)
-	st := g.st.Load()
-	atomic.OrUint32(&st.words[g.head(slot)+hFlags], flagDeleted)
+	g.markDeleted(g.st.Load(), slot)
 	return nil
+}
+
+// markDeleted sets slot's deleted bit with an atomic or, so it cannot undo
+// a concurrent writeLinks' adds to the same word, nor they it.
+func (g *Graph) markDeleted(st *storage, slot uint32) {
+	atomic.OrUint32(&st.words[g.head(slot)+hState], flagDeleted)
 }
 
 func (g *Graph) scratch() *Searcher {

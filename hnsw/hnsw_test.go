@@ -144,6 +144,21 @@ func TestDeterministicAcrossKernels(t *testing.T) {
 	}
 }
 
+// TestBytesPerVector checks the packed level-0 block at dim 384, M 16:
+// 96 record words, 5 header words and 32 links, 532 bytes, and the storage
+// per node, upper levels included, within 540 (hnswlib's is about 1,700).
+func TestBytesPerVector(t *testing.T) {
+	d := load(t, "clustered", sized(3000, 1000), 1, 384, flat.AdjustScale)
+	g := newGraph(t, d, Config{M: 16, EfConstruction: 32, Seed: 1})
+	require.Equal(t, 532, g.bstride)
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, false))
+	bpv := g.BytesPerVector()
+	t.Logf("%d nodes: %.2f bytes/vector; Bytes %d", d.n(), bpv, g.Bytes())
+	require.LessOrEqual(t, bpv, 540.0)
+	require.Greater(t, bpv, 532.0, "upper levels count")
+	require.GreaterOrEqual(t, float64(g.Bytes())/float64(d.n()), bpv, "Bytes is all the memory")
+}
+
 func TestLevelsAreSeeded(t *testing.T) {
 	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
 	a, b := newGraph(t, d, Config{Seed: 9}), newGraph(t, d, Config{Seed: 9})

@@ -51,8 +51,9 @@ func (g *Graph) Stats() Stats {
 }
 
 // Digest is a 64-bit FNV-1a hash of the graph's content: entry point, and
-// per slot the record, adjust value, id, flags and every list. Two graphs
-// with the same digest hold the same bits (lock versions aside). Call it
+// per slot the record, adjust value, id, state (level, deleted, level-0
+// count) and every list. Two graphs with the same digest hold the same
+// bits (list versions aside: they count writes, not content). Call it
 // while no writer runs.
 func (g *Graph) Digest() uint64 {
 	g.gate.RLock()
@@ -76,7 +77,7 @@ func (g *Graph) Digest() uint64 {
 		put(uint64(st.words[hd+hAdj]))
 		put(g.idOf(st, slot))
 		f := g.flags(st, slot)
-		put(uint64(f))
+		put(uint64(f &^ verMask))
 		for l := 0; l <= levelOfFlags(f); l++ {
 			links := g.readLinks(st, slot, l, buf[:])
 			put(uint64(len(links)))

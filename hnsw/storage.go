@@ -7,25 +7,52 @@ import (
 	"unsafe"
 )
 
-// A node's level-0 block is one fixed-stride run of 32-bit words, a whole
-// number of cache lines: the E5M2 record first (so it is line-aligned for
-// the kernel), then the header, then up to 2·M level-0 links. The kernel
-// prefetches a record's lines and the line after it, so scoring a node
-// brings its adjust value, flags and id too.
+// A node's level-0 block is one fixed-stride run of 32-bit words: the
+// E5M2 record first, then the header, then up to 2·M level-0 links. Blocks
+// are packed one word apart, not rounded to cache lines (at dim 384, M 16:
+// 133 words, 532 bytes, against 576 rounded), so a record is only 4-byte
+// aligned; the kernels load records unaligned. The gather kernel prefetches
+// a record's lines and the line after it, which brings the header's first
+// words (adjust value, state, id) along with the score.
 const (
 	hAdj   = iota // the record's adjust value (float32 bits)
-	hSeq          // level-0 list version: odd while a writer changes it
-	hCount        // level-0 link count
-	hFlags        // flagDeleted | level<<levelShift
+	hState        // packed level-0 state, see below
 	hIDLo         // the caller's id, low word
 	hIDHi         // high word
 	hUpper        // where the node's upper lists start in storage.up; 0: none
 	hLinks        // first level-0 link
 )
 
+// The state word packs, low bits first: the level-0 link count (10 bits;
+// at most 2·MaxM = 256), flagDeleted, the node's level (5 bits; at most
+// maxLevel = 31) and the level-0 list version (16 bits, odd while a writer
+// changes the list). The version sits on top so a writer's atomic add
+// wraps it with no carry into the other fields; writers (holding the node
+// lock) change the word only by adds and Delete only by an atomic or of
+// its own bit, so neither loses the other's update.
+//
+// The version's width is safe against ABA: a reader is fooled only if the
+// word returns to the very value it first loaded, which takes 2^15 whole
+// rewrites of this one list during its copy of at most 256 words. Each
+// rewrite comes from a separate insert (the node's own list or one reverse
+// link), each behind a full efConstruction search, so even a reader
+// descheduled for a long while would need 32,768 inserts, all linking to
+// this node, to finish meanwhile. And
+// should it happen, the copy is still count-clamped and made of valid
+// slots of this generation: a search would follow a stale mix of links,
+// never read outside the block.
 const (
-	flagDeleted = 1
-	levelShift  = 8
+	countMask   = 1<<10 - 1
+	flagDeleted = 1 << 10
+	levelShift  = 11
+	levelMask   = 1<<5 - 1
+	verShift    = 16
+	verOne      = 1 << verShift // one version step
+	verMask     = 0xffff << verShift
+	// The fields must hold their largest values: these fail to compile
+	// (a negative constant as uint) if a bound outgrows its field.
+	_ = uint(countMask - 2*MaxM)
+	_ = uint(levelMask - maxLevel)
 	// noSlot marks "no node"; slots are below it.
 	noSlot = math.MaxUint32
 	// noEntry is the entry word of an empty graph.
@@ -39,7 +66,7 @@ const (
 // loaded, which no one writes once it is replaced, so growth never moves
 // memory under a reader.
 type storage struct {
-	words []uint32 // level-0 blocks, 64-byte aligned
+	words []uint32 // level-0 blocks, starting 64-byte aligned
 	bytes []byte   // the same memory, for the kernel
 	// up holds the upper levels: per node with level L >= 1 a version word,
 	// then L lists of [count, M links]. up[0] is unused so 0 means none.
@@ -95,34 +122,52 @@ func (g *Graph) idOf(st *storage, slot uint32) uint64 {
 	return uint64(st.words[h+hIDLo]) | uint64(st.words[h+hIDHi])<<32
 }
 
-// flags is atomic: Delete sets flagDeleted while searches read it.
+// flags is slot's state word, loaded atomically (writers and Delete change
+// it while searches read it): test it with flagDeleted and levelOfFlags.
 func (g *Graph) flags(st *storage, slot uint32) uint32 {
-	return atomic.LoadUint32(&st.words[g.head(slot)+hFlags])
+	return atomic.LoadUint32(&st.words[g.head(slot)+hState])
 }
 
-func levelOfFlags(f uint32) int { return int(f >> levelShift & 0xff) }
+func levelOfFlags(f uint32) int { return int(f >> levelShift & levelMask) }
 
-// list returns the version word, count word and link words of slot's list
-// at level l. The caller knows slot has level >= l.
-func (g *Graph) list(st *storage, slot uint32, l int) (seq, count *uint32, links []uint32) {
-	h := g.head(slot)
-	if l == 0 {
-		return &st.words[h+hSeq], &st.words[h+hCount], st.words[h+hLinks : h+hLinks+g.maxM0]
-	}
-	u := int(st.words[h+hUpper])
+// upperList returns the version word, count word and link words of slot's
+// list at level l >= 1. The caller knows slot has level >= l.
+func (g *Graph) upperList(st *storage, slot uint32, l int) (seq, count *uint32, links []uint32) {
+	u := int(st.words[g.head(slot)+hUpper])
 	b := u + 1 + (l-1)*(1+g.maxM)
 	return &st.up[u], &st.up[b], st.up[b+1 : b+1+g.maxM]
 }
 
 // readLinks copies slot's links at level l into dst. It takes no lock: a
-// version word (a seqlock) makes the copy whole, never half of one write
-// and half of the next, and every word is read atomically, so the race
+// version (a seqlock) makes the copy whole, never half of one write and
+// half of the next, and every word is read atomically, so the race
 // detector sees no race either.
 func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint32 {
-	if l > 0 && levelOfFlags(g.flags(st, slot)) < l {
+	h := g.head(slot)
+	if l == 0 {
+		state, links := &st.words[h+hState], st.words[h+hLinks:h+hLinks+g.maxM0]
+		for spin := 0; ; spin++ {
+			v := atomic.LoadUint32(state)
+			if v&verOne == 0 {
+				n := min(int(v&countMask), len(links))
+				dst = dst[:n]
+				for i := range dst {
+					dst[i] = atomic.LoadUint32(&links[i])
+				}
+				// A Delete meanwhile changes only its bit, not the list.
+				if (atomic.LoadUint32(state)^v)&^flagDeleted == 0 {
+					return dst
+				}
+			}
+			if spin > 64 {
+				runtime.Gosched() // the writer was preempted mid-write
+			}
+		}
+	}
+	if levelOfFlags(g.flags(st, slot)) < l {
 		return dst[:0]
 	}
-	seq, count, links := g.list(st, slot, l)
+	seq, count, links := g.upperList(st, slot, l)
 	for spin := 0; ; spin++ {
 		v := atomic.LoadUint32(seq)
 		if v&1 == 0 {
@@ -136,7 +181,7 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 			}
 		}
 		if spin > 64 {
-			runtime.Gosched() // the writer was preempted mid-write
+			runtime.Gosched()
 		}
 	}
 }
@@ -144,7 +189,20 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 // writeLinks replaces slot's list at level l. The caller holds slot's lock,
 // so writers never interleave; readers retry while the version is odd.
 func (g *Graph) writeLinks(st *storage, slot uint32, l int, ids []uint32) {
-	seq, count, links := g.list(st, slot, l)
+	if l == 0 {
+		h := g.head(slot)
+		state, links := &st.words[h+hState], st.words[h+hLinks:h+hLinks+g.maxM0]
+		// Adds, not stores, so a concurrent Delete's bit survives: the
+		// first makes the version odd, the second even again and swaps
+		// the count (which only lock holders change) for the new one.
+		old := atomic.AddUint32(state, verOne) & countMask
+		for i, id := range ids {
+			atomic.StoreUint32(&links[i], id)
+		}
+		atomic.AddUint32(state, verOne+uint32(len(ids))-old)
+		return
+	}
+	seq, count, links := g.upperList(st, slot, l)
 	atomic.AddUint32(seq, 1)
 	for i, id := range ids {
 		atomic.StoreUint32(&links[i], id)

@@ -173,7 +173,7 @@ func TestLinksNeverTorn(t *testing.T) {
 	st := g.newStorage(1, 64)
 	g.st.Store(st)
 	h := g.head(0)
-	st.words[h+hFlags] = 1 << levelShift
+	st.words[h+hState] = 1 << levelShift
 	st.words[h+hUpper] = 1
 	writes := sized(200000, 20000)
 	var done atomic.Bool
@@ -209,4 +209,62 @@ func TestLinksNeverTorn(t *testing.T) {
 	}
 	done.Store(true)
 	wg.Wait()
+}
+
+// TestDeleteBitKeepsWrites flips the deleted bit of a node's state word
+// (as Delete sets it) while a writer rewrites its level-0 list and readers
+// copy it: no copy may be torn, and afterwards the word must hold the last
+// count, the level and a version that counted every write.
+func TestDeleteBitKeepsWrites(t *testing.T) {
+	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
+	g := newGraph(t, d, Config{M: 8})
+	st := g.newStorage(1, 64)
+	g.st.Store(st)
+	h := g.head(0)
+	st.words[h+hState] = 3 << levelShift
+	writes := sized(100000, 10000)
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for !done.Load() {
+			g.markDeleted(st, 0)
+			atomic.AndUint32(&st.words[h+hState], ^uint32(flagDeleted))
+		}
+	})
+	for r := 0; r < 2; r++ {
+		wg.Go(func() {
+			var buf [2 * MaxM]uint32
+			for !done.Load() {
+				links := g.readLinks(st, 0, 0, buf[:])
+				for _, x := range links {
+					if x != uint32(len(links)) {
+						t.Errorf("torn list %v", links)
+						return
+					}
+				}
+			}
+		})
+	}
+	var ids [2 * MaxM]uint32
+	n := 0
+	for v := 0; v < writes; v++ {
+		n = v % (g.maxM0 + 1)
+		for i := range n {
+			ids[i] = uint32(n)
+		}
+		mu := g.lock(0)
+		mu.Lock()
+		g.writeLinks(st, 0, 0, ids[:n])
+		mu.Unlock()
+	}
+	done.Store(true)
+	wg.Wait()
+	g.markDeleted(st, 0)
+	f := g.flags(st, 0)
+	require.NotZero(t, f&flagDeleted)
+	require.Equal(t, 3, levelOfFlags(f))
+	require.Equal(t, uint32(n), f&countMask)
+	require.Equal(t, uint32(2*writes)&0xffff, f>>verShift, "a write lost")
+	var buf [2 * MaxM]uint32
+	require.Len(t, g.readLinks(st, 0, 0, buf[:]), n)
 }
