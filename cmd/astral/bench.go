@@ -263,7 +263,9 @@ func runBench(args []string) error {
 				row.Index, row.Storage, row.Threads, row.Participants = st.Kind.String(), b.storage, threads, st.Participants
 				row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
 				if st.Kind == astral.KindFlat {
-					row.ScanGBps = float64(n) * (st.BytesPerVector - 8) / (row.P50us * 1e3)
+					// Stored bytes scanned per query over the time per query:
+					// a batch reads the records once for all its queries.
+					row.ScanGBps = float64(n) * (st.BytesPerVector - 8) * float64(batch) / (row.P50us * 1e3)
 				}
 				rep.Rows = append(rep.Rows, row)
 			}
@@ -438,7 +440,7 @@ func printTable(rep *benchReport) {
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
 	for _, r := range rep.Rows {
 		ceil := "-"
-		if r.ScanGBps > 0 {
+		if r.ScanGBps > 0 && r.Batch == 1 {
 			ceil = fmt.Sprintf("%.0f%%", 100*r.ScanGBps/rep.ReadCeilingGBps[strconv.Itoa(r.Participants)])
 		}
 		fmt.Printf("%-5s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",

@@ -43,7 +43,7 @@ func plotCurve(rep *benchReport, path string) error {
 		points.Color = plotutil.Color(i)
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
-		p.Legend.Add(fmt.Sprintf("HNSW, %d worker(s) + caller", t), line, points)
+		p.Legend.Add(fmt.Sprintf("HNSW (built by %d worker(s) + caller; each search on one thread)", t), line, points)
 	}
 	if len(flatPts) > 0 {
 		sc, err := plotter.NewScatter(flatPts)
