@@ -6,7 +6,7 @@ GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
 
-.PHONY: all build bench deps lib vet test test-go test-race test-noasm test-arm64 test-c fuzz-short fuzz clean
+.PHONY: all build bench deps lib vet test test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
 
 all: build
 
@@ -31,7 +31,7 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps vet test-go test-race test-noasm test-c test-arm64 fuzz-short
+test: deps vet test-go test-race test-noasm test-c test-unreal test-arm64 fuzz-short
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -47,6 +47,13 @@ test-noasm:
 # DLL export table, CMake package, recall_p50 against astral bench.
 test-c:
 	scripts/test-capi.sh
+
+# The Unreal plugin without the engine: stand-in UE headers compile every
+# plugin .cpp (Linux, Mac, Win64), known mistakes must fail, a lint for the
+# Header Tool's rules, Build.cs evaluated, the Automation tests'
+# measurement run for real in CTest.
+test-unreal:
+	scripts/test-unreal.sh
 
 # The arm64 build: NEON kernel words checked with objdump, test binaries
 # run under qemu-aarch64, darwin/arm64 build.

@@ -18,6 +18,8 @@ have aarch64-linux-gnu-gcc || need+=(gcc-aarch64-linux-gnu)
 have x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
 have x86_64-w64-mingw32-g++ || need+=(g++-mingw-w64-x86-64)
 pkg_missing libc6-dev-arm64-cross && need+=(libc6-dev-arm64-cross)
+have mcs || need+=(mono-mcs)
+have python3 || need+=(python3)
 
 if ((${#need[@]})); then
   echo "install-deps: installing ${need[*]}"

@@ -17,20 +17,23 @@
 // more than 5 % + 2 us above the Go p50 (both over every sample of every
 // run), when the two paths' results
 // differ, or when --expect-recall is given and differs.
+//
+// The fixture, ground truth, recall and latency statistics come from
+// astral_bench.hpp, which the Unreal plugin's Automation tests share.
 #define ASTRAL_EXPERIMENTAL
-#include "astral.hpp"
+#include "astral_bench.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
+
+namespace bench = astral::bench;
+using bench::Latency;
 
 struct Args {
     std::string data = "random", base_path, queries_path;
@@ -86,161 +89,39 @@ Args parse(int argc, char **argv) {
     return a;
 }
 
-// readFvecs reads a TEXMEX .fvecs file: per vector an int32 dim, then dim floats.
-bool readFvecs(const std::string &path, std::vector<float> &out, std::size_t &dim) {
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-        std::perror(path.c_str());
-        return false;
-    }
-    out.clear();
-    dim = 0;
-    std::int32_t d;
-    bool ok = true;
-    while (std::fread(&d, sizeof d, 1, f) == 1) {
-        if (d < 1 || (dim != 0 && static_cast<std::size_t>(d) != dim)) {
-            std::fprintf(stderr, "%s: bad record dimension %d\n", path.c_str(), d);
-            ok = false;
-            break;
-        }
-        dim = static_cast<std::size_t>(d);
-        std::size_t at = out.size();
-        out.resize(at + dim);
-        if (std::fread(out.data() + at, sizeof(float), dim, f) != dim) {
-            std::fprintf(stderr, "%s: truncated record\n", path.c_str());
-            ok = false;
-            break;
-        }
-    }
-    std::fclose(f);
-    return ok && dim != 0;
-}
-
-// exactTopK is internal/fixture.ExactTopK: float64 dot products summed in
-// four lanes, then (s0 + s1) + (s2 + s3); best first, ties to the lower row.
-std::vector<std::vector<std::int32_t>> exactTopK(const std::vector<float> &base,
-                                                  const std::vector<float> &queries,
-                                                  std::size_t dim, std::size_t k) {
-    std::size_t n = base.size() / dim, nq = queries.size() / dim;
-    k = std::min(k, n);
-    std::vector<std::vector<std::int32_t>> truth(nq);
-    auto one = [&](std::size_t qi) {
-        std::vector<double> q(dim), scores(k);
-        std::vector<std::int32_t> ids(k);
-        for (std::size_t j = 0; j < dim; j++) q[j] = queries[qi * dim + j];
-        std::size_t filled = 0;
-        for (std::size_t row = 0; row < n; row++) {
-            const float *a = &base[row * dim];
-            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            std::size_t i = 0;
-            for (; i + 4 <= dim; i += 4) {
-                s0 += double(a[i]) * q[i];
-                s1 += double(a[i + 1]) * q[i + 1];
-                s2 += double(a[i + 2]) * q[i + 2];
-                s3 += double(a[i + 3]) * q[i + 3];
-            }
-            for (; i < dim; i++) s0 += double(a[i]) * q[i];
-            double s = (s0 + s1) + (s2 + s3);
-            if (k == 0 || (filled == k && s <= scores[k - 1])) continue;
-            std::size_t pos = std::min(filled, k - 1);
-            while (pos > 0 && scores[pos - 1] < s) {
-                scores[pos] = scores[pos - 1];
-                ids[pos] = ids[pos - 1];
-                pos--;
-            }
-            scores[pos] = s;
-            ids[pos] = static_cast<std::int32_t>(row);
-            if (filled < k) filled++;
-        }
-        truth[qi].assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(filled));
-    };
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; w++) {
-        pool.emplace_back([&, w] {
-            for (std::size_t qi = w; qi < nq; qi += workers) one(qi);
-        });
-    }
-    for (auto &t : pool) t.join();
-    return truth;
-}
-
-// recallAtK is internal/fixture.RecallAtK.
-double recallAtK(const std::vector<std::vector<std::int32_t>> &truth,
-                 const std::vector<AstralResult> &found, const std::vector<std::uint32_t> &counts,
-                 std::size_t k) {
-    std::size_t hits = 0;
-    for (std::size_t q = 0; q < truth.size(); q++) {
-        const auto &t = truth[q];
-        std::vector<bool> used(t.size());
-        for (std::uint32_t j = 0; j < std::min<std::size_t>(counts[q], k); j++) {
-            for (std::size_t i = 0; i < t.size() && i < k; i++) {
-                if (!used[i] && static_cast<std::uint64_t>(t[i]) == found[q * k + j].id) {
-                    used[i] = true;
-                    hits++;
-                    break;
-                }
-            }
-        }
-    }
-    return double(hits) / double(k * truth.size());
-}
-
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    std::size_t i = static_cast<std::size_t>(std::ceil(p * double(v.size()))) - 1;
-    return v[std::min(i, v.size() - 1)];
-}
-
-struct Run {
-    double p50, p95, p99, mean;
-};
-
-Run summarize(const std::vector<double> &us) {
-    double sum = 0;
-    for (double x : us) sum += x;
-    return {percentile(us, 0.50), percentile(us, 0.95), percentile(us, 0.99), sum / double(us.size())};
-}
-
-// medianRun is the run whose p50 is the median of the runs' p50s.
-Run medianRun(std::vector<Run> runs) {
-    std::sort(runs.begin(), runs.end(), [](const Run &a, const Run &b) { return a.p50 < b.p50; });
-    return runs[(runs.size() - 1) / 2];
-}
-
 bool fail(const char *what, astral::Status st) {
     std::fprintf(stderr, "recall_p50: %s: %s: %s\n", what, st.name(), astral::last_error().c_str());
     return false;
 }
 
 int run(const Args &a) {
-    std::vector<float> base, queries;
-    std::size_t dim = a.dim;
+    bench::Fixture f;
     std::string name = a.data;
     if (!a.base_path.empty()) {
-        std::size_t qdim = 0;
-        if (!readFvecs(a.base_path, base, dim) || !readFvecs(a.queries_path, queries, qdim)) return 1;
-        if (qdim != dim) {
-            std::fprintf(stderr, "recall_p50: base dimension %zu, queries %zu\n", dim, qdim);
+        std::vector<unsigned char> base, queries;
+        std::string err;
+        if (!bench::read_file(a.base_path, base, err) || !bench::read_file(a.queries_path, queries, err) ||
+            !bench::fixture_from_fvecs(base.data(), base.size(), queries.data(), queries.size(), f, err)) {
+            std::fprintf(stderr, "recall_p50: %s\n", err.c_str());
             return 1;
         }
         name = a.base_path;
     } else {
-        base.resize(a.n * dim);
-        queries.resize(a.nq * dim);
-        astral::Status st = astral_debug_fixture(a.data.c_str(), a.n, a.nq, dim, base.data(), queries.data());
+        f.dimension = a.dim;
+        f.base.resize(a.n * a.dim);
+        f.queries.resize(a.nq * a.dim);
+        astral::Status st = astral_debug_fixture(a.data.c_str(), a.n, a.nq, a.dim, f.base.data(), f.queries.data());
         if (!st) return fail("generating the fixture", st), 1;
     }
-    const std::size_t n = base.size() / dim, nq = queries.size() / dim, k = a.k;
-    auto truth = exactTopK(base, queries, dim, k);
+    const std::vector<float> &queries = f.queries;
+    const std::size_t dim = f.dimension, n = f.count(), nq = f.query_count(), k = a.k;
+    const bench::Truth truth = bench::exact_top_k(f, a.k);
 
     AstralIndexOptions opts = astral::index_options(static_cast<std::uint32_t>(dim));
     opts.kind = a.kind;
     astral::Index index;
     if (astral::Status st = astral::Index::create(opts, index); !st) return fail("creating the index", st), 1;
-    std::vector<std::uint64_t> ids(n);
-    for (std::size_t i = 0; i < n; i++) ids[i] = i; // id = row, as `astral bench` does
-    if (astral::Status st = index.add(ids, base); !st) return fail("adding", st), 1;
+    if (astral::Status st = bench::add_fixture(index, f); !st) return fail("adding", st), 1; // id = row
     AstralStats stats;
     if (astral::Status st = index.stats(stats); !st) return fail("stats", st), 1;
 
@@ -248,18 +129,14 @@ int run(const Args &a) {
     std::vector<std::uint32_t> ccount(nq), gcount(nq);
     std::vector<std::uint64_t> gns(nq);
     std::vector<double> cus(nq), gus(nq);
-    std::vector<Run> cruns, gruns;
+    std::vector<Latency> cruns, gruns;
     std::vector<double> call, gall; // every timed sample of every run
     std::uint64_t mallocs = 0;
 
     // One query through the C ABI, timed here.
     auto cQuery = [&](std::size_t i) -> bool {
-        auto t0 = std::chrono::steady_clock::now();
-        astral::Status st = index.query(astral::Span<const float>(&queries[i * dim], dim), a.k,
-                                        astral::Span<AstralResult>(&cres[i * k], k), ccount[i]);
-        auto t1 = std::chrono::steady_clock::now();
+        astral::Status st = bench::timed_query(index, &queries[i * dim], dim, a.k, &cres[i * k], ccount[i], cus[i]);
         if (!st) return fail("query", st);
-        cus[i] = std::chrono::duration<double, std::micro>(t1 - t0).count();
         return true;
     };
     // The same query through the Go API inside the library, timed there.
@@ -283,8 +160,8 @@ int run(const Args &a) {
             if (!goQuery(i)) return 1;
             if (!cFirst && !cQuery(i)) return 1;
         }
-        cruns.push_back(summarize(cus));
-        gruns.push_back(summarize(gus));
+        cruns.push_back(bench::summarize(cus));
+        gruns.push_back(bench::summarize(gus));
         call.insert(call.end(), cus.begin(), cus.end());
         gall.insert(gall.end(), gus.begin(), gus.end());
     }
@@ -296,13 +173,13 @@ int run(const Args &a) {
     mallocs = astral_debug_go_mallocs() - m0;
 
     bool same = gcount == ccount && std::memcmp(cres.data(), gres.data(), cres.size() * sizeof cres[0]) == 0;
-    double recall = recallAtK(truth, cres, ccount, k);
-    double goRecall = recallAtK(truth, gres, gcount, k);
-    Run c = medianRun(cruns), g = medianRun(gruns);
+    double recall = bench::recall_at_k(truth, cres.data(), ccount.data(), k);
+    double goRecall = bench::recall_at_k(truth, gres.data(), gcount.data(), k);
+    Latency c = bench::median_run(cruns), g = bench::median_run(gruns);
     // The comparison uses every sample of every run: the paired,
     // interleaved samples share the machine's state, and pooling them keeps
     // one noisy run (another process waking) from deciding it.
-    double cp50 = percentile(call, 0.5), gp50 = percentile(gall, 0.5);
+    double cp50 = bench::percentile(call, 0.5), gp50 = bench::percentile(gall, 0.5);
     double limit = gp50 * 1.05 + 2.0;
 
     std::printf("fixture %s: n %zu, nq %zu, dim %zu, k %zu; index %s, kernel %s, %u workers + caller\n",

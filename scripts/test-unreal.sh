@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Checks the Unreal plugin (unreal/AstralPlugin) without Unreal, and prints a
+# summary:
+#   stage       Scripts/build_libastral.sh builds libastral and stages it with
+#               its headers; the .so and the DLL export every function of the
+#               plugin's table; the staged .so loads by path and answers a
+#               query through it
+#   headers     the staged astral.h, astral.hpp, astral_bench.hpp equal include/
+#   rules       AstralPlugin.uplugin (FileVersion 3, 5.7, one Runtime module,
+#               Win64/Linux/Mac) and both Build.cs files compiled by mcs against
+#               stand-in UBT types and evaluated per platform: External library
+#               module, staged path = ASTRAL_LIBRARY_PATH, nothing linked
+#   compile     every plugin .cpp compiled against the stand-in UE headers
+#               (unreal/stubcheck/ue) with g++ -std=c++20 -fsyntax-only -Wall
+#               -Wextra -Wshadow -Werror for Linux, Mac, Win64 (mingw-w64) and
+#               without tests; a unity object per platform with no undefined
+#               astral_* symbol (every call goes through the function table)
+#   negative    deliberately broken copies of the plugin must fail to compile
+#               (wrong argument count through the typed table, FString to %s,
+#               pre-5.5 test flags, layout drift, a direct libastral call, ...)
+#   uht-lint    the Unreal Header Tool rules a compiler cannot see, on the
+#               plugin (no finding) and on lint_fixtures/ (exactly the marked
+#               lines flagged, rule by rule)
+#   scripts     run_automation.sh/.bat carry the headless RunTests line, and
+#               run_automation.sh reads pass, fail and no-test logs right
+#   measure     CTest unreal_measure_*: the Automation tests' measurement
+#               (include/astral_bench.hpp) on the real library; recall@10 equal
+#               to `astral bench`'s, the C++ fixture bit-identical to Go's
+# Needs: g++, python3, cmake, go; gcc-mingw-w64-x86-64 / g++-mingw-w64-x86-64
+# (Win64 compile, DLL) and mono-mcs (Build.cs), each step skipped without them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/go/bin:$PATH
+
+plugin=unreal/AstralPlugin
+stub=unreal/stubcheck
+work=build/unreal
+logs=$work/logs
+mkdir -p "$logs"
+work=$(cd "$work" && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+start_all=$(date +%s)
+names=() results=() durations=() notes=()
+
+# step NAME FUNCTION: runs FUNCTION in a subshell with errexit, logs its
+# output, and records PASS, FAIL or SKIP (FUNCTION exits 77 to skip).
+step() {
+  local name=$1 fn=$2 t0 rc note
+  t0=$(date +%s)
+  echo "== $name"
+  set +e
+  (set -euo pipefail; "$fn") >"$logs/$name.log" 2>&1
+  rc=$?
+  set -e
+  note=$(grep -E '^NOTE: ' "$logs/$name.log" | sed 's/^NOTE: //' | paste -sd ';' - || true)
+  case $rc in
+  0) results+=(PASS) ;;
+  77) results+=(SKIP) ;;
+  *) results+=(FAIL); tail -n 40 "$logs/$name.log" | sed 's/^/   | /' ;;
+  esac
+  names+=("$name") durations+=($(($(date +%s) - t0))) notes+=("$note")
+}
+
+table_functions() {
+  sed -n '/#define ASTRAL_PLUGIN_FUNCTIONS/,/^$/p' "$plugin/Source/AstralPlugin/Private/AstralApi.h" |
+    grep -oE 'X\(astral_[a-z0-9_]+\)' | sed -E 's/X\((.*)\)/\1/'
+}
+
+headers() {
+  local h
+  for h in astral.h astral.hpp astral_bench.hpp; do
+    cmp "include/$h" "$plugin/Source/ThirdParty/AstralLibrary/include/$h" ||
+      { echo "staged $h differs from include/$h"; exit 1; }
+  done
+  echo "NOTE: 3 staged headers identical to include/"
+}
+
+rules() {
+  local env=$work/rules.env
+  : >"$env"
+  if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+    python3 "$stub/check_plugin.py" "$plugin"
+    echo "NOTE: .uplugin checked; Build.cs NOT compiled: mcs/mono missing (apt-get install mono-mcs)"
+    exit 77
+  fi
+  mcs -nologo -warnaserror -out:"$work/BuildRulesCheck.exe" "$stub/ubt/UnrealBuildTool.cs" \
+    "$stub/ubt/BuildRulesCheck.cs" "$plugin/Source/ThirdParty/AstralLibrary/AstralLibrary.Build.cs" \
+    "$plugin/Source/AstralPlugin/AstralPlugin.Build.cs"
+  mono "$work/BuildRulesCheck.exe" "$plugin/Source" >"$work/rules.tsv"
+  cat "$work/rules.tsv"
+  python3 "$stub/check_plugin.py" "$plugin" --rules "$work/rules.tsv" --env "$env"
+  echo "NOTE: uplugin ok; Build.cs compiled by mcs, evaluated for Win64/Linux/Mac/LinuxArm64"
+}
+
+compile() {
+  set -a
+  # shellcheck disable=SC1090,SC1091
+  [ -s "$work/rules.env" ] && . "$work/rules.env"
+  set +a
+  "$stub/compile.sh" --work "$work/stubcheck"
+  local n
+  n=$(find "$plugin/Source/AstralPlugin" -name '*.cpp' | wc -l)
+  if command -v x86_64-w64-mingw32-g++-posix >/dev/null 2>&1; then
+    echo "NOTE: $n .cpp x linux/mac/win64/no-tests, -Wall -Wextra -Wshadow -Werror; unity objects call no astral_* directly"
+  else
+    echo "NOTE: $n .cpp x linux/mac/no-tests (no mingw-w64 g++: Win64 skipped); unity object calls no astral_* directly"
+  fi
+}
+
+negative() {
+  python3 "$stub/negative.py" --work "$work/negative"
+  echo "NOTE: $(tail -n 1 "$logs/negative.log" | sed 's/^negative: //')"
+}
+
+uht_lint() {
+  python3 "$stub/uht_lint.py" "$plugin/Source/AstralPlugin"
+  python3 "$stub/uht_lint.py" --expectations "$stub/lint_fixtures"
+  local marked
+  marked=$(grep -rhoE '// expect: [a-z, -]+' "$stub/lint_fixtures" | wc -l)
+  echo "NOTE: plugin clean; $marked marked violations in lint_fixtures/ all flagged, nothing else"
+}
+
+scripts() {
+  local sh=$plugin/Scripts/run_automation.sh bat=$plugin/Scripts/run_automation.bat
+  bash -n "$sh" "$plugin/Scripts/build_libastral.sh"
+  grep -q -- '-ExecCmds="Automation RunTests $filter; Quit" -unattended -nullrhi' "$sh"
+  grep -q -- '-ExecCmds="Automation RunTests %FILTER%; Quit" -unattended -nullrhi' "$bat"
+  # The .bat must keep CRLF line ends for cmd.exe.
+  [ "$(grep -c $'\r$' "$bat")" -eq "$(wc -l <"$bat")" ] || { echo "$bat lost its CRLF line ends"; exit 1; }
+
+  # A stand-in editor prints what the real one logs; the script must read it right.
+  local fake=$work/fake-editor project=$work/fake/Fake.uproject
+  mkdir -p "$(dirname "$project")"
+  : >"$project"
+  cat >"$fake" <<'FAKE'
+#!/usr/bin/env bash
+printf '%s\n' "$@" >"$FAKE_ARGS"
+case $FAKE_MODE in
+pass) echo "LogAutomationController: Display: Test Completed. Result={Success} Name={At10} Path={Astral.Recall.At10}" ;;
+fail) echo "LogAutomationController: Display: Test Completed. Result={Success} Name={At10} Path={Astral.Recall.At10}"
+      echo "LogAutomationController: Error: Test Completed. Result={Fail} Name={P50} Path={Astral.Latency.P50}" ;;
+none) echo "LogInit: Display: nothing ran" ;;
+esac
+FAKE
+  chmod +x "$fake"
+  export FAKE_ARGS=$work/fake-args.txt
+  FAKE_MODE=pass "$sh" "$fake" "$project" >/dev/null
+  grep -qx -- '-ExecCmds=Automation RunTests Astral; Quit' "$FAKE_ARGS"
+  grep -qx -- '-unattended' "$FAKE_ARGS"
+  grep -qx -- '-nullrhi' "$FAKE_ARGS"
+  if FAKE_MODE=fail "$sh" "$fake" "$project" >/dev/null; then echo "a failed test was not reported"; exit 1; fi
+  if FAKE_MODE=none "$sh" "$fake" "$project" >/dev/null; then echo "a run without tests was not reported"; exit 1; fi
+  echo "NOTE: RunTests line in .sh and .bat; .sh passes, fails a failed test, fails an empty run"
+}
+
+stage() {
+  "$plugin/Scripts/build_libastral.sh" .
+  local so=$plugin/Binaries/ThirdParty/Astral/Linux/libastral.so dll=$plugin/Binaries/ThirdParty/Astral/Win64/astral.dll
+  local functions f n
+  mapfile -t functions < <(table_functions)
+  n=${#functions[@]}
+  [ "$n" -ge 10 ] || { echo "could not read ASTRAL_PLUGIN_FUNCTIONS from AstralApi.h"; exit 1; }
+  for f in "${functions[@]}"; do
+    nm -D --defined-only "$so" | awk '{print $NF}' | grep -qx "$f" || { echo "$so lacks $f"; exit 1; }
+  done
+  g++ -std=c++17 -Wall -Wextra -Werror -Iinclude "$stub/load_test.cpp" -ldl -o "$work/load_test"
+  "$work/load_test" "$so" "${functions[@]}"
+  local dll_note="no DLL (no mingw-w64)"
+  if [ -f "$dll" ] && command -v x86_64-w64-mingw32-objdump >/dev/null 2>&1; then
+    local exports
+    exports=$(x86_64-w64-mingw32-objdump -p "$dll" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p')
+    for f in "${functions[@]}"; do
+      grep -qE "\] $f\$" <<<"$exports" || { echo "$dll does not export $f"; exit 1; }
+    done
+    dll_note="Win64/astral.dll exports them"
+  fi
+  echo "NOTE: Linux/libastral.so exports the $n table functions, loads by path and answers through them; $dll_note"
+}
+
+measure() {
+  cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build/cmake --target unreal_measure -j "$jobs"
+  ctest --test-dir build/cmake -R '^unreal_measure_' --output-on-failure -V | tee "$work/measure.txt"
+  grep -q 'unreal_measure_reference .*Passed' "$work/measure.txt"
+  local recall p50 bench
+  bench=$(sed -nE 's/.*astral bench recall_at_k: ([0-9.]+).*/\1/p' "$work/measure.txt" | tail -n 1)
+  recall=$(grep -E 'recall@10 ' "$work/measure.txt" | tail -n 1 | sed -E 's/^[0-9]+: //')
+  p50=$(grep -E '^[0-9]+: p50 ' "$work/measure.txt" | tail -n 1 | sed -E 's/^[0-9]+: p50 ([0-9.]+ us).*/\1/')
+  echo "NOTE: reference ${recall} = astral bench ${bench}; p50 ${p50} (1 worker + caller); fixture = Go's bit for bit"
+}
+
+step stage stage
+step headers headers
+step rules rules
+step compile compile
+step negative negative
+step uht-lint uht_lint
+step scripts scripts
+step measure measure
+
+echo
+echo "test-unreal summary ($(($(date +%s) - start_all)) s; logs in $logs)"
+failed=0
+for i in "${!names[@]}"; do
+  printf '  %-5s %-9s %4ss  %s\n' "${results[$i]}" "${names[$i]}" "${durations[$i]}" "${notes[$i]}"
+  [ "${results[$i]}" != FAIL ] || failed=1
+done
+exit $failed

@@ -1,0 +1,166 @@
+#include "AstralBlueprintLibrary.h"
+
+#include "AstralIndex.h"
+#include "AstralNativeIndex.h"
+#include "AstralSettings.h"
+#include "UObject/Package.h"
+
+namespace UE::Astral::BlueprintLibrary
+{
+	/** The native index behind Index, or null with OutError set. */
+	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> GetNative(const UAstralIndex* Index, const TCHAR* Node, FString& OutError)
+	{
+		if (Index == nullptr)
+		{
+			Fail(OutError, FString::Printf(TEXT("Astral %s: Index is None"), Node));
+			return nullptr;
+		}
+		TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative();
+		if (!Native.IsValid())
+		{
+			Fail(OutError, FString::Printf(TEXT("Astral %s: Index was not made by Create Index"), Node));
+		}
+		return Native;
+	}
+
+	/** Blueprint has no uint64: ids travel as int64 and keep their 64 bits. */
+	static TArray<uint64_t> ToNativeIds(const TArray<int64>& Ids)
+	{
+		TArray<uint64_t> Native;
+		Native.SetNumUninitialized(Ids.Num());
+		for (int32 Index = 0; Index < Ids.Num(); ++Index)
+		{
+			Native[Index] = static_cast<uint64_t>(Ids[Index]);
+		}
+		return Native;
+	}
+
+	static uint32 ToNativeMetric(EAstralMetric Metric)
+	{
+		switch (Metric)
+		{
+		case EAstralMetric::Dot:
+			return ASTRAL_METRIC_DOT;
+		case EAstralMetric::L2:
+			return ASTRAL_METRIC_L2;
+		case EAstralMetric::Cosine:
+		default:
+			return ASTRAL_METRIC_COSINE;
+		}
+	}
+
+	static uint32 ToNativeKind(EAstralIndexKind Kind)
+	{
+		switch (Kind)
+		{
+		case EAstralIndexKind::Flat:
+			return ASTRAL_KIND_FLAT;
+		case EAstralIndexKind::Hnsw:
+			return ASTRAL_KIND_HNSW;
+		case EAstralIndexKind::Auto:
+		default:
+			return ASTRAL_KIND_AUTO;
+		}
+	}
+}
+
+bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error)
+{
+	using namespace UE::Astral::BlueprintLibrary;
+	Index = nullptr;
+	Error.Reset();
+	// libastral checks the range too; a negative value must not wrap to a valid one.
+	if (Dimension < 1 || Dimension > ASTRAL_MAX_DIMENSION)
+	{
+		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Create Index: Dimension is %d, not 1 to %d"), Dimension, ASTRAL_MAX_DIMENSION));
+	}
+
+	AstralIndexOptions Options = astral::index_options(static_cast<uint32>(Dimension));
+	Options.metric = ToNativeMetric(Metric);
+	Options.kind = ToNativeKind(Kind);
+	Options.flat_limit_bytes = static_cast<uint64_t>(FMath::Max(0, GetDefault<UAstralSettings>()->FlatLimitMiB)) << 20;
+
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::Create(Options, Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	Index = NewObject<UAstralIndex>(GetTransientPackage());
+	Index->Initialize(Native.ToSharedRef());
+	return true;
+}
+
+bool UAstralBlueprintLibrary::Add(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->Add(static_cast<uint64_t>(Id), Vector, Error);
+}
+
+bool UAstralBlueprintLibrary::AddBatch(UAstralIndex* Index, const TArray<int64>& Ids, const TArray<float>& Vectors, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Batch"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->Add(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Vectors, Error);
+}
+
+bool UAstralBlueprintLibrary::Remove(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->Remove(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Error);
+}
+
+bool UAstralBlueprintLibrary::Query(UAstralIndex* Index, const TArray<float>& Vector, int32 K, TArray<FAstralResult>& Results, FString& Error)
+{
+	Results.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Query"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->Query(Vector, K, Results, Error);
+}
+
+bool UAstralBlueprintLibrary::QueryBatch(UAstralIndex* Index, const TArray<float>& Queries, int32 K, TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error)
+{
+	Results.Reset();
+	Counts.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Query Batch"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->QueryBatch(Queries, K, Results, Counts, Error);
+}
+
+bool UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error)
+{
+	Stats = FAstralStats();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Stats"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->GetStats(Stats, Error);
+}
+
+bool UAstralBlueprintLibrary::IsAstralAvailable()
+{
+	return UE::Astral::IsAvailable();
+}

@@ -1,0 +1,205 @@
+#include "AstralNativeIndex.h"
+
+#include "Async/Async.h"
+#include "Tasks/Task.h"
+
+#include <cstddef>
+
+// Query results are written by libastral straight into TArray<FAstralResult>:
+// the two layouts must match. (Id is read back as int64, the same 64 bits.)
+static_assert(sizeof(FAstralResult) == sizeof(AstralResult), "FAstralResult must match AstralResult");
+static_assert(alignof(FAstralResult) == alignof(AstralResult), "FAstralResult must match AstralResult");
+static_assert(offsetof(FAstralResult, Id) == offsetof(AstralResult, id), "FAstralResult must match AstralResult");
+static_assert(offsetof(FAstralResult, Score) == offsetof(AstralResult, score), "FAstralResult must match AstralResult");
+// Query counts are written as uint32 into TArray<int32>; they never exceed ASTRAL_MAX_K.
+static_assert(sizeof(int32) == sizeof(uint32_t), "counts are 32-bit");
+
+namespace UE::Astral::NativeIndex
+{
+	static AstralResult* AsNativeResults(FAstralResult* Results)
+	{
+		return reinterpret_cast<AstralResult*>(Results);
+	}
+
+	static bool CheckK(int32 K, const TCHAR* What, FString& OutError)
+	{
+		if (K < 1 || K > ASTRAL_MAX_K)
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: K is %d, not 1 to %d"), What, K, ASTRAL_MAX_K));
+		}
+		return true;
+	}
+}
+
+FAstralNativeIndex::FAstralNativeIndex(astral::Index&& InIndex)
+	: Index(MoveTemp(InIndex))
+{
+	check(Index.valid());
+}
+
+TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(const AstralIndexOptions& Options, FString& OutError)
+{
+	// An astral::Index calls through the table even when destroyed empty.
+	if (!UE::Astral::IsAvailable())
+	{
+		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Create Index")));
+		return nullptr;
+	}
+	astral::Index Created;
+	const astral::Status Status = astral::Index::create(Options, Created);
+	if (!Status)
+	{
+		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Create Index"), Status.code()));
+		return nullptr;
+	}
+	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Created));
+}
+
+int32 FAstralNativeIndex::GetDimension() const
+{
+	return static_cast<int32>(Index.dimension());
+}
+
+bool FAstralNativeIndex::Add(const TArray<uint64_t>& Ids, const TArray<float>& Vectors, FString& OutError)
+{
+	return AddRows(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())), Vectors, OutError);
+}
+
+bool FAstralNativeIndex::Add(uint64_t Id, const TArray<float>& Vector, FString& OutError)
+{
+	return AddRows(astral::Span<const uint64_t>(&Id, 1), Vector, OutError);
+}
+
+bool FAstralNativeIndex::AddRows(astral::Span<const uint64_t> Ids, const TArray<float>& Vectors, FString& OutError)
+{
+	const astral::Status Status = Index.add(Ids, astral::Span<const float>(Vectors.GetData(), static_cast<size_t>(Vectors.Num())));
+	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Add"), Status.code()));
+}
+
+bool FAstralNativeIndex::Remove(const TArray<uint64_t>& Ids, FString& OutError)
+{
+	const astral::Status Status = Index.remove(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())));
+	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Remove"), Status.code()));
+}
+
+bool FAstralNativeIndex::Query(const TArray<float>& Vector, int32 K, TArray<FAstralResult>& OutResults, FString& OutError) const
+{
+	OutResults.Reset();
+	if (!UE::Astral::NativeIndex::CheckK(K, TEXT("Query"), OutError))
+	{
+		return false;
+	}
+	OutResults.SetNumUninitialized(K);
+	uint32 Count = 0;
+	const astral::Status Status = Index.query(
+		astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())),
+		static_cast<uint32>(K),
+		astral::Span<AstralResult>(UE::Astral::NativeIndex::AsNativeResults(OutResults.GetData()), static_cast<size_t>(K)),
+		Count);
+	if (!Status)
+	{
+		OutResults.Reset();
+		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Query"), Status.code()));
+	}
+	OutResults.SetNum(static_cast<int32>(Count), EAllowShrinking::No);
+	return true;
+}
+
+bool FAstralNativeIndex::QueryBatch(const TArray<float>& Queries, int32 K, TArray<FAstralResult>& OutResults, TArray<int32>& OutCounts, FString& OutError) const
+{
+	OutResults.Reset();
+	OutCounts.Reset();
+	if (!UE::Astral::NativeIndex::CheckK(K, TEXT("Query Batch"), OutError))
+	{
+		return false;
+	}
+	const int32 Dimension = GetDimension();
+	check(Dimension > 0); // Create refuses dimension 0
+	if (Queries.Num() % Dimension != 0)
+	{
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Query Batch: %d floats are not whole queries of dimension %d"), Queries.Num(), Dimension));
+	}
+	const int32 QueryCount = Queries.Num() / Dimension;
+	const int64 Capacity = static_cast<int64>(QueryCount) * K;
+	if (Capacity > MAX_int32)
+	{
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Query Batch: %d queries x K %d results do not fit an array"), QueryCount, K));
+	}
+
+	OutResults.SetNumUninitialized(static_cast<int32>(Capacity));
+	OutCounts.SetNumUninitialized(QueryCount);
+	const astral::Status Status = Index.query_batch(
+		astral::Span<const float>(Queries.GetData(), static_cast<size_t>(Queries.Num())),
+		static_cast<uint32>(K),
+		astral::Span<AstralResult>(UE::Astral::NativeIndex::AsNativeResults(OutResults.GetData()), static_cast<size_t>(Capacity)),
+		astral::Span<uint32_t>(reinterpret_cast<uint32_t*>(OutCounts.GetData()), static_cast<size_t>(QueryCount)));
+	if (!Status)
+	{
+		OutResults.Reset();
+		OutCounts.Reset();
+		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Query Batch"), Status.code()));
+	}
+
+	// Query i's hits start at i * K; close the gaps (only there when fewer
+	// than K vectors are stored) so no unwritten entry reaches Blueprint.
+	int32 Written = 0;
+	for (int32 QueryIndex = 0; QueryIndex < QueryCount; ++QueryIndex)
+	{
+		const int32 Count = OutCounts[QueryIndex];
+		check(Count >= 0 && Count <= K);
+		for (int32 Hit = 0; Hit < Count; ++Hit)
+		{
+			OutResults[Written++] = OutResults[QueryIndex * K + Hit];
+		}
+	}
+	OutResults.SetNum(Written, EAllowShrinking::No);
+	return true;
+}
+
+bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) const
+{
+	AstralStats Stats;
+	const astral::Status Status = Index.stats(Stats);
+	if (!Status)
+	{
+		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Get Stats"), Status.code()));
+	}
+	OutStats.Dimension = static_cast<int32>(Stats.dimension);
+	OutStats.Count = static_cast<int64>(Stats.count);
+	switch (Stats.metric)
+	{
+	case ASTRAL_METRIC_DOT:
+		OutStats.Metric = EAstralMetric::Dot;
+		break;
+	case ASTRAL_METRIC_L2:
+		OutStats.Metric = EAstralMetric::L2;
+		break;
+	default:
+		OutStats.Metric = EAstralMetric::Cosine;
+		break;
+	}
+	OutStats.Kind = Stats.kind == ASTRAL_KIND_HNSW ? EAstralIndexKind::Hnsw : EAstralIndexKind::Flat;
+	OutStats.WorkerCount = static_cast<int32>(Stats.thread_count);
+	OutStats.Bytes = static_cast<int64>(Stats.bytes);
+	OutStats.BytesPerVector = Stats.bytes_per_vector;
+	// kernel is NUL-terminated within its array (astral.h).
+	OutStats.Kernel = UTF8_TO_TCHAR(Stats.kernel);
+	return true;
+}
+
+void FAstralNativeIndex::QueryAsync(const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe>& Self, TArray<float> Vector, int32 K, FAstralQueryCallback OnGameThread)
+{
+	UE::Tasks::Launch(TEXT("AstralQueryAsync"),
+		[Self, Vector = MoveTemp(Vector), K, OnGameThread = MoveTemp(OnGameThread)]() mutable
+		{
+			TArray<FAstralResult> Results;
+			FString Error;
+			// The failure message is per thread: Query reads it here, on the worker.
+			const bool bSuccess = Self->Query(Vector, K, Results, Error);
+			AsyncTask(ENamedThreads::GameThread,
+				[bSuccess, Results = MoveTemp(Results), Error = MoveTemp(Error), OnGameThread = MoveTemp(OnGameThread)]() mutable
+				{
+					OnGameThread(bSuccess, MoveTemp(Results), MoveTemp(Error));
+				});
+		});
+}

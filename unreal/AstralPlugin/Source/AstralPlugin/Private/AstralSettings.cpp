@@ -1,0 +1,6 @@
+#include "AstralSettings.h"
+
+FName UAstralSettings::GetCategoryName() const
+{
+	return TEXT("Plugins");
+}

@@ -1,0 +1,320 @@
+// Functional tests of the Blueprint nodes and the async query path:
+// add, query, remove, batches, stats, and bad input that must fail cleanly.
+
+#include "CoreMinimal.h"
+
+#if WITH_DEV_AUTOMATION_TESTS
+
+#include "AstralBlueprintLibrary.h"
+#include "AstralIndex.h"
+#include "AstralNativeIndex.h"
+#include "CoreGlobals.h"
+#include "HAL/PlatformTime.h"
+#include "Misc/AutomationTest.h"
+#include "Tests/AstralTestHelpers.h"
+#include "UObject/Package.h"
+
+#include <limits>
+
+namespace UE::Astral::Tests::Functional
+{
+	/** A 4-float index holding 10 (1,0,0,0), 11 (0,1,0,0), 12 (0,0,1,0) and 13 (0.9,0.1,0,0). */
+	static UAstralIndex* MakeSmallIndex(FAutomationTestBase& Test)
+	{
+		UAstralIndex* Index = nullptr;
+		FString Error;
+		if (!UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error))
+		{
+			Test.AddError(Error);
+			return nullptr;
+		}
+		const bool bAdded = UAstralBlueprintLibrary::Add(Index, 10, { 1.0f, 0.0f, 0.0f, 0.0f }, Error)
+			&& UAstralBlueprintLibrary::Add(Index, 11, { 0.0f, 1.0f, 0.0f, 0.0f }, Error)
+			&& UAstralBlueprintLibrary::AddBatch(Index, { 12, 13 }, { 0.0f, 0.0f, 1.0f, 0.0f, 0.9f, 0.1f, 0.0f, 0.0f }, Error);
+		if (!bAdded)
+		{
+			Test.AddError(Error);
+			return nullptr;
+		}
+		return Index;
+	}
+
+	/** Checks that a node failed, left a message containing Expected, and returned no results. */
+	static void ExpectFailure(FAutomationTestBase& Test, const TCHAR* What, bool bSucceeded, const FString& Error, const TCHAR* Expected)
+	{
+		Test.TestFalse(*FString::Printf(TEXT("%s fails"), What), bSucceeded);
+		Test.TestTrue(*FString::Printf(TEXT("%s says \"%s\" (got \"%s\")"), What, Expected, *Error), Error.Contains(Expected));
+	}
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralAddQueryRemoveTest, "Astral.Functional.AddQueryRemove",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	TestEqual(TEXT("Get Dimension"), Index->GetDimension(), 4);
+
+	FString Error;
+	TArray<FAstralResult> Results;
+	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, Results, Error));
+	if (TestEqual(TEXT("Query returns K hits"), Results.Num(), 2))
+	{
+		TestEqual(TEXT("the nearest is the same direction"), Results[0].Id, static_cast<int64>(10));
+		TestEqual(TEXT("then the one closest in angle"), Results[1].Id, static_cast<int64>(13));
+		TestTrue(TEXT("cosine of the same direction is about 1"), Results[0].Score > 0.99f && Results[0].Score < 1.01f);
+		TestTrue(TEXT("best first"), Results[0].Score >= Results[1].Score);
+	}
+
+	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, Results, Error));
+	TestEqual(TEXT("as many hits as stored vectors"), Results.Num(), 4);
+
+	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::Remove(Index, { 10 }, Error));
+	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Error));
+	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
+	{
+		TestEqual(TEXT("the removed id is gone"), Results[0].Id, static_cast<int64>(13));
+	}
+
+	FAstralStats Stats;
+	if (TestTrue(TEXT("Get Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+	{
+		TestEqual(TEXT("stats count"), Stats.Count, static_cast<int64>(3));
+		TestEqual(TEXT("stats dimension"), Stats.Dimension, 4);
+		TestTrue(TEXT("stats metric"), Stats.Metric == EAstralMetric::Cosine);
+		TestTrue(TEXT("stats kind"), Stats.Kind == EAstralIndexKind::Flat);
+		TestTrue(TEXT("stats bytes"), Stats.Bytes > 0);
+		TestFalse(TEXT("stats kernel"), Stats.Kernel.IsEmpty());
+	}
+
+	// Ids keep all 64 bits through int64, negative ones too.
+	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::Add(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
+	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::Query(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, Results, Error));
+	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
+	{
+		TestEqual(TEXT("the negative id comes back"), Results[0].Id, static_cast<int64>(-5));
+	}
+	const int64 Largest = std::numeric_limits<int64>::max();
+	TestTrue(TEXT("Add the largest id"), UAstralBlueprintLibrary::Add(Index, Largest, { 0.0f, 0.5f, 0.5f, 0.0f }, Error));
+	TestTrue(TEXT("Remove it"), UAstralBlueprintLibrary::Remove(Index, { Largest }, Error));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralQueryBatchTest, "Astral.Functional.QueryBatch",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	const TArray<float> Queries = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f };
+	TArray<FAstralResult> Results;
+	TArray<int32> Counts;
+	FString Error;
+	TestTrue(TEXT("Query Batch"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 1, Results, Counts, Error));
+	if (TestEqual(TEXT("a count per query"), Counts.Num(), 2) && TestEqual(TEXT("a hit per query"), Results.Num(), 2))
+	{
+		TestEqual(TEXT("query 0"), Results[0].Id, static_cast<int64>(10));
+		TestEqual(TEXT("query 1"), Results[1].Id, static_cast<int64>(11));
+	}
+
+	// Each batch row equals the single query.
+	TestTrue(TEXT("Query Batch, K 3"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 3, Results, Counts, Error));
+	for (int32 Row = 0; Row < 2 && Counts.Num() == 2 && Results.Num() == 6; ++Row)
+	{
+		TArray<FAstralResult> Single;
+		const TArray<float> Vector(Queries.GetData() + Row * 4, 4);
+		TestTrue(TEXT("Query"), UAstralBlueprintLibrary::Query(Index, Vector, 3, Single, Error));
+		TestEqual(TEXT("count"), Counts[Row], Single.Num());
+		for (int32 Hit = 0; Hit < Single.Num(); ++Hit)
+		{
+			TestEqual(TEXT("same id as Query"), Results[Row * 3 + Hit].Id, Single[Hit].Id);
+		}
+	}
+
+	// Fewer vectors than K: every query's hits follow each other, no gaps.
+	TestTrue(TEXT("Query Batch, K 8"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 8, Results, Counts, Error));
+	if (TestEqual(TEXT("two counts"), Counts.Num(), 2))
+	{
+		TestEqual(TEXT("all four stored"), Counts[0], 4);
+		TestEqual(TEXT("hits back to back"), Results.Num(), Counts[0] + Counts[1]);
+	}
+
+	TestTrue(TEXT("an empty batch"), UAstralBlueprintLibrary::QueryBatch(Index, TArray<float>(), 5, Results, Counts, Error));
+	TestEqual(TEXT("no counts"), Counts.Num(), 0);
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralBadInputTest, "Astral.Functional.BadInput",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+	using Functional::ExpectFailure;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	// Every failure below is logged to LogAstral as a warning, on purpose.
+	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
+
+	FString Error;
+	TArray<FAstralResult> Results;
+	TArray<int32> Counts;
+	FAstralStats Stats;
+	const TArray<float> Good = { 1.0f, 0.0f, 0.0f, 0.0f };
+
+	UAstralIndex* Made = nullptr;
+	ExpectFailure(*this, TEXT("Create Index, dimension 0"), UAstralBlueprintLibrary::CreateIndex(0, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("Dimension is 0"));
+	TestNull(TEXT("no index for dimension 0"), Made);
+	ExpectFailure(*this, TEXT("Create Index, dimension 4097"), UAstralBlueprintLibrary::CreateIndex(ASTRAL_MAX_DIMENSION + 1, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("not 1 to"));
+	ExpectFailure(*this, TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Hnsw, Made, Error), Error, TEXT("unsupported"));
+
+	ExpectFailure(*this, TEXT("Add to None"), UAstralBlueprintLibrary::Add(nullptr, 1, Good, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Add Batch to None"), UAstralBlueprintLibrary::AddBatch(nullptr, { 1 }, Good, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Remove from None"), UAstralBlueprintLibrary::Remove(nullptr, { 1 }, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Query None"), UAstralBlueprintLibrary::Query(nullptr, Good, 1, Results, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Query Batch on None"), UAstralBlueprintLibrary::QueryBatch(nullptr, Good, 1, Results, Counts, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Get Stats of None"), UAstralBlueprintLibrary::GetStats(nullptr, Stats, Error), Error, TEXT("Index is None"));
+
+	UAstralIndex* Unmade = NewObject<UAstralIndex>(GetTransientPackage());
+	ExpectFailure(*this, TEXT("Query an index not made by Create Index"), UAstralBlueprintLibrary::Query(Unmade, Good, 1, Results, Error), Error, TEXT("not made by Create Index"));
+
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	ExpectFailure(*this, TEXT("Add a short vector"), UAstralBlueprintLibrary::Add(Index, 1, { 1.0f, 2.0f }, Error), Error, TEXT("dimension mismatch"));
+	ExpectFailure(*this, TEXT("Add an empty vector"), UAstralBlueprintLibrary::Add(Index, 1, TArray<float>(), Error), Error, TEXT("dimension mismatch"));
+	ExpectFailure(*this, TEXT("Add NaN"), UAstralBlueprintLibrary::Add(Index, 1, { std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f }, Error), Error, TEXT("non-finite"));
+	ExpectFailure(*this, TEXT("Add infinity"), UAstralBlueprintLibrary::Add(Index, 1, { std::numeric_limits<float>::infinity(), 0.0f, 0.0f, 0.0f }, Error), Error, TEXT("non-finite"));
+	ExpectFailure(*this, TEXT("Add a stored id"), UAstralBlueprintLibrary::Add(Index, 10, Good, Error), Error, TEXT("duplicate id"));
+	ExpectFailure(*this, TEXT("Add Batch, one id twice"), UAstralBlueprintLibrary::AddBatch(Index, { 20, 20 }, { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f }, Error), Error, TEXT("duplicate id"));
+	ExpectFailure(*this, TEXT("Add Batch, fewer vectors than ids"), UAstralBlueprintLibrary::AddBatch(Index, { 21, 22 }, Good, Error), Error, TEXT("dimension mismatch"));
+	ExpectFailure(*this, TEXT("Remove an id never stored"), UAstralBlueprintLibrary::Remove(Index, { 11, 999 }, Error), Error, TEXT("id not found"));
+	ExpectFailure(*this, TEXT("Query, K 0"), UAstralBlueprintLibrary::Query(Index, Good, 0, Results, Error), Error, TEXT("K is 0"));
+	TestEqual(TEXT("no results after a failure"), Results.Num(), 0);
+	ExpectFailure(*this, TEXT("Query, K above the limit"), UAstralBlueprintLibrary::Query(Index, Good, ASTRAL_MAX_K + 1, Results, Error), Error, TEXT("not 1 to"));
+	ExpectFailure(*this, TEXT("Query, negative K"), UAstralBlueprintLibrary::Query(Index, Good, -3, Results, Error), Error, TEXT("K is -3"));
+	ExpectFailure(*this, TEXT("Query, wrong dimension"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f }, 1, Results, Error), Error, TEXT("dimension mismatch"));
+	TestEqual(TEXT("no results after a failed query"), Results.Num(), 0);
+	ExpectFailure(*this, TEXT("Query, NaN"), UAstralBlueprintLibrary::Query(Index, { std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f }, 1, Results, Error), Error, TEXT("non-finite"));
+	ExpectFailure(*this, TEXT("Query Batch, a partial query"), UAstralBlueprintLibrary::QueryBatch(Index, { 1.0f, 0.0f, 0.0f, 0.0f, 1.0f }, 1, Results, Counts, Error), Error, TEXT("not whole queries"));
+	TestEqual(TEXT("no counts after a failed batch"), Counts.Num(), 0);
+
+	// All or nothing: the failed calls above changed nothing.
+	if (TestTrue(TEXT("Get Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+	{
+		TestEqual(TEXT("still the four vectors"), Stats.Count, static_cast<int64>(4));
+	}
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::Query(Index, Good, 1, Results, Error));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralAsyncQueryTest, "Astral.Functional.AsyncQuery",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	const TArray<float> Vector = { 0.0f, 1.0f, 0.0f, 0.0f };
+	TArray<FAstralResult> Expected;
+	FString Error;
+	if (!UAstralBlueprintLibrary::Query(Index, Vector, 3, Expected, Error))
+	{
+		AddError(Error);
+		return false;
+	}
+
+	/** Written by the callbacks and read by the latent command, all on the game thread. */
+	struct FOutcome
+	{
+		bool bDone = false;
+		bool bSucceeded = false;
+		bool bOnGameThread = false;
+		TArray<FAstralResult> Results;
+		FString Error;
+	};
+	const TSharedRef<FOutcome> Good = MakeShared<FOutcome>();
+	const TSharedRef<FOutcome> Bad = MakeShared<FOutcome>();
+	auto Record = [](const TSharedRef<FOutcome>& Outcome)
+	{
+		return [Outcome](bool bSucceeded, TArray<FAstralResult>&& Results, FString&& QueryError)
+		{
+			Outcome->bDone = true;
+			Outcome->bSucceeded = bSucceeded;
+			Outcome->bOnGameThread = IsInGameThread();
+			Outcome->Results = MoveTemp(Results);
+			Outcome->Error = MoveTemp(QueryError);
+		};
+	};
+
+	// The tasks hold the native index: the UObject may be collected meanwhile.
+	const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative().ToSharedRef();
+	AddExpectedError(TEXT("Astral Query: dimension mismatch"), EAutomationExpectedErrorFlags::Contains, 1);
+	FAstralNativeIndex::QueryAsync(Native, Vector, 3, Record(Good));
+	FAstralNativeIndex::QueryAsync(Native, { 1.0f, 2.0f }, 3, Record(Bad));
+
+	const double Deadline = FPlatformTime::Seconds() + 30.0;
+	ADD_LATENT_AUTOMATION_COMMAND(FFunctionLatentCommand([this, Good, Bad, Expected, Deadline]() -> bool
+	{
+		if (!Good->bDone || !Bad->bDone)
+		{
+			if (FPlatformTime::Seconds() < Deadline)
+			{
+				return false; // look again next frame
+			}
+			AddError(TEXT("the async queries did not finish within 30 s"));
+			return true;
+		}
+		TestTrue(TEXT("the async query succeeds"), Good->bSucceeded);
+		TestTrue(TEXT("its outcome arrives on the game thread"), Good->bOnGameThread);
+		if (TestEqual(TEXT("as many hits as Query"), Good->Results.Num(), Expected.Num()))
+		{
+			for (int32 Hit = 0; Hit < Expected.Num(); ++Hit)
+			{
+				TestEqual(TEXT("the same ids as Query"), Good->Results[Hit].Id, Expected[Hit].Id);
+			}
+		}
+		TestFalse(TEXT("a bad async query fails"), Bad->bSucceeded);
+		TestTrue(TEXT("its failure arrives on the game thread"), Bad->bOnGameThread);
+		TestTrue(TEXT("and says why"), Bad->Error.Contains(TEXT("dimension mismatch")));
+		TestEqual(TEXT("with no results"), Bad->Results.Num(), 0);
+		return true;
+	}));
+	return true;
+}
+
+#endif // WITH_DEV_AUTOMATION_TESTS

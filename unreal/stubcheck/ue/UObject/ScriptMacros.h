@@ -1,0 +1,4 @@
+// Stand-in for UObject/ScriptMacros.h, which every generated header includes.
+#pragma once
+
+#include "UObject/ObjectMacros.h"
