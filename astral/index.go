@@ -54,6 +54,8 @@ type Index struct {
 
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
+
+	mapped *mapping // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
 }
 
 // parallelBuildMin is the batch size from which an Add into a graph is a
@@ -194,6 +196,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.ownMemory()
 	for _, id := range ids {
 		if x.has(id) {
 			return errorf(ErrDuplicateID, "id %d already stored", id)
@@ -318,6 +321,7 @@ func normalize(v []float32) {
 func (x *Index) Remove(ids ...uint64) error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.ownMemory()
 	for i, id := range ids {
 		if !x.has(id) {
 			return errorf(ErrNotFound, "id %d", id)

@@ -112,7 +112,8 @@ func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
 	if index == 0 {
 		return statusOK
 	}
-	if _, st := lookup(fn, index); st != statusOK {
+	e, st := lookup(fn, index)
+	if st != statusOK {
 		return st
 	}
 	reg.mu.Lock()
@@ -124,6 +125,9 @@ func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
 	}
 	if gone {
 		return fail(fn, C.ASTRAL_E_STALE_HANDLE, "index handle %#x is stale: the index was destroyed", uint64(index))
+	}
+	if e.x.Mapped() {
+		e.x.Close() // unmap its file now rather than when the collector finds it
 	}
 	return statusOK
 }

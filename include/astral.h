@@ -77,10 +77,11 @@ enum {
     ASTRAL_E_NOT_INITIALIZED = 7,   /* astral_init has not succeeded, or astral_shutdown ran */
     ASTRAL_E_BUFFER_TOO_SMALL = 8,  /* a caller's output array is too short */
     ASTRAL_E_OUT_OF_MEMORY = 9,     /* a size too large to allocate */
-    ASTRAL_E_IO = 10,               /* reserved: file access (persistence) */
-    ASTRAL_E_CORRUPT = 11,          /* reserved: malformed saved data (persistence) */
+    ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed */
+    ASTRAL_E_CORRUPT = 11,          /* saved index data damaged, truncated or forged */
     ASTRAL_E_INTERNAL = 12,         /* a bug in Astral; the message says where */
-    ASTRAL_E_VERSION_MISMATCH = 13, /* a struct from a newer header sets fields this library lacks */
+    ASTRAL_E_VERSION_MISMATCH = 13, /* a struct from a newer header sets fields this library lacks,
+                                     * or saved index data of another format version or byte order */
     ASTRAL_E_UNSUPPORTED = 14       /* valid request this build cannot serve */
 };
 
@@ -223,7 +224,9 @@ ASTRAL_API AstralStatus astral_index_create(const AstralIndexOptions *options,
                                             AstralIndex *out_index);
 
 /* Destroys an index. ASTRAL_INDEX_NONE is a no-op returning OK. Calls
- * already running on it finish normally; later ones get STALE_HANDLE.
+ * already running on it finish normally; later ones get STALE_HANDLE. The
+ * file of an index astral_index_load mapped is unmapped here, once calls
+ * already scanning it finish (one that had not started yet finds it empty).
  * Statuses: OK; STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_index_destroy(AstralIndex index);
 
@@ -281,6 +284,55 @@ ASTRAL_API AstralStatus astral_index_count(AstralIndex index, uint64_t *out_coun
  * Statuses: OK; INVALID_ARGUMENT (NULL, struct_size too small);
  * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_index_stats(AstralIndex index, AstralStats *out_stats);
+
+/* ---- Persistence -------------------------------------------------------
+ * One file per index (format: docs/FORMAT.md): header, options, counts and
+ * sections, each with a CRC-32C. Loading checks every checksum, count,
+ * offset and neighbour id before the index is used: damaged, truncated or
+ * hostile data gives ASTRAL_E_CORRUPT (another format version or byte
+ * order ASTRAL_E_VERSION_MISMATCH), never a crash. Saving is a snapshot of
+ * one moment: adds and removes on other threads wait for it, queries run
+ * on. A saved and reloaded index answers every query with the same bits. */
+
+/* Saves the index to the file at path (UTF-8, on Windows too). Crash-safe: a temporary
+ * file in the same directory is written, flushed to disk and renamed over
+ * path, so a crash or kill at any moment leaves the previous file or the
+ * new one, whole (perhaps with a stray ".NAME.tmp-*" beside it). Saving
+ * over a file another index has loaded (mapped) is safe.
+ * Statuses: OK; INVALID_ARGUMENT (path NULL or empty); IO; UNSUPPORTED
+ * (big-endian host); STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_save(AstralIndex index, const char *path);
+
+/* Saves the index into buf (capacity bytes) and writes the file's length
+ * to *out_size. When capacity is too small nothing is written, *out_size
+ * is the length needed and the status BUFFER_TOO_SMALL: pass buf NULL and
+ * capacity 0 to ask, then call again (the index may grow in between: keep
+ * room to spare, or retry). *out_size is 0 on any other failure.
+ * Statuses: OK; INVALID_ARGUMENT (out_size NULL, buf NULL with capacity >
+ * 0); BUFFER_TOO_SMALL; UNSUPPORTED; STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe. */
+ASTRAL_API AstralStatus astral_index_save_to_buffer(AstralIndex index, void *buf, size_t capacity,
+                                                    size_t *out_size);
+
+/* Loads the index file at path by mapping it read-only: a large index is
+ * ready in milliseconds, with no rebuild and no copy, and shares the page
+ * cache with other processes. The first add or remove copies it into the
+ * library's memory; astral_index_destroy unmaps it. While mapped, the file
+ * must not be changed or truncated in place (astral_index_save, which
+ * replaces it, is fine). Writes the handle to *out_index
+ * (ASTRAL_INDEX_NONE on failure).
+ * Statuses: OK; INVALID_ARGUMENT (NULL or empty path, out_index NULL); IO;
+ * CORRUPT; VERSION_MISMATCH; UNSUPPORTED; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_load(const char *path, AstralIndex *out_index);
+
+/* Loads an index from size bytes at data (a save game, a packed asset),
+ * copying what it keeps: data may be freed as soon as the call returns.
+ * Writes the handle to *out_index (ASTRAL_INDEX_NONE on failure).
+ * Statuses: OK; INVALID_ARGUMENT (data NULL with size > 0, out_index NULL);
+ * CORRUPT (including size 0 or too short); VERSION_MISMATCH; UNSUPPORTED;
+ * NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_load_from_memory(const void *data, size_t size,
+                                                      AstralIndex *out_index);
 
 /* ---- Experimental ------------------------------------------------------
  * Calls for tests and benchmarks, not covered by the ABI rules: they may

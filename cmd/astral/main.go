@@ -2,6 +2,8 @@
 //
 //	astral bench   --data random --index flat --threads 0,1 --json out.json
 //	astral fixture --data spectral --out base.fvecs --queries-out query.fvecs
+//	astral build   --data random --index hnsw --out memories.idx
+//	astral inspect memories.idx
 package main
 
 import (
@@ -14,6 +16,8 @@ const usage = `usage: astral <command> [flags]
 commands:
   bench     measure recall and latency on a fixture (see BENCH.md)
   fixture   export a fixture as .fvecs (base and queries)
+  build     build an index from a fixture or .fvecs and save it as an index file
+  inspect   print an index file's header, sections, checksums and stats; verify it
   version   print the version
 
 Run 'astral <command> -h' for a command's flags.
@@ -30,6 +34,10 @@ func main() {
 		err = runBench(os.Args[2:])
 	case "fixture":
 		err = runFixture(os.Args[2:])
+	case "build":
+		err = runBuild(os.Args[2:])
+	case "inspect":
+		err = runInspect(os.Args[2:])
 	case "version":
 		fmt.Println(versionLine())
 	case "-h", "--help", "help":

@@ -1,0 +1,126 @@
+package astral
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// crashChildEnv, when set, makes TestKillDuringSave the child: it saves
+// two indexes to one path in turn until it is killed.
+const crashChildEnv = "ASTRAL_CRASH_CHILD"
+
+// TestKillDuringSave kills a child process with SIGKILL at random moments
+// while it saves, over and over, one of two indexes to the same path; each
+// time the path must hold one of them, whole: the same bytes, checksums
+// that pass, the same answers. 200 rounds (30 with -short).
+func TestKillDuringSave(t *testing.T) {
+	if os.Getenv(crashChildEnv) != "" {
+		crashChild(t)
+		return
+	}
+	if runtime.GOOS == "windows" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("needs SIGKILL and a child process")
+	}
+	rounds := sized(200, 30)
+	dir := t.TempDir()
+	// Two indexes of different kinds and sizes, so a torn file could not
+	// pass for either.
+	a := testIndex(t, nil, KindHNSW, Cosine, 1500, 32)
+	b := testIndex(t, nil, KindFlat, L2, 3000, 24)
+	files := [][]byte{saved(t, a), saved(t, b)}
+	want := [][]Result{answers(t, a, 4), answers(t, b, 4)}
+	srcs := []string{filepath.Join(dir, "a.src"), filepath.Join(dir, "b.src")}
+	for i, f := range files {
+		require.NoError(t, os.WriteFile(srcs[i], f, 0o644))
+	}
+	work := filepath.Join(dir, "work")
+	path := filepath.Join(work, "save.idx")
+	r := rand.New(rand.NewPCG(2024, 11))
+	var seen [2]int
+	torn := 0    // rounds killed with a temporary file written but not renamed
+	changed := 0 // rounds in which at least one save completed
+	start := time.Now()
+	for round := range rounds {
+		require.NoError(t, os.RemoveAll(work))
+		require.NoError(t, os.Mkdir(work, 0o755))
+		first := round % 2 // the path starts out holding one of the two
+		require.NoError(t, os.WriteFile(path, files[first], 0o644))
+
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringSave$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{path, srcs[1-first], srcs[first]}, string(os.PathListSeparator)))
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+			// Run as an emulated binary (qemu-user): it cannot exec itself.
+			t.Skipf("cannot re-execute the test binary here: %v", err)
+		} else {
+			require.NoError(t, err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		require.NoError(t, err, "round %d: child did not start", round)
+		require.Equal(t, "ready\n", line)
+		time.Sleep(time.Duration(r.Int64N(int64(25 * time.Millisecond))))
+		require.NoError(t, cmd.Process.Kill())
+		cmd.Wait()
+
+		got, err := os.ReadFile(path)
+		require.NoError(t, err, "round %d", round)
+		which := -1
+		for i, f := range files {
+			if bytes.Equal(got, f) {
+				which = i
+			}
+		}
+		require.GreaterOrEqual(t, which, 0, "round %d: the file is neither index (%d bytes)", round, len(got))
+		seen[which]++
+		if which != first {
+			changed++
+		}
+		x, err := OpenFile(nil, path)
+		require.NoError(t, err, "round %d", round)
+		require.Equal(t, want[which], answers(t, x, 4), "round %d", round)
+		require.NoError(t, x.Close())
+		entries, err := os.ReadDir(work)
+		require.NoError(t, err)
+		if len(entries) > 1 {
+			torn++
+		}
+	}
+	t.Logf("%d rounds in %v: the path held index A %d times, B %d times; %d rounds replaced the file at least once; %d kills left a temporary file behind",
+		rounds, time.Since(start).Round(time.Millisecond), seen[0], seen[1], changed, torn)
+	require.Positive(t, seen[0]+seen[1])
+}
+
+// crashChild loads the two source files and saves them to the path in
+// turn, first the one the path does not hold, until it is killed (or 20 s
+// pass, should the parent be gone).
+func crashChild(t *testing.T) {
+	parts := strings.Split(os.Getenv(crashChildEnv), string(os.PathListSeparator))
+	path, srcs := parts[0], parts[1:]
+	var xs []*Index
+	for _, src := range srcs {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		x, err := LoadBytes(nil, b)
+		require.NoError(t, err)
+		xs = append(xs, x)
+	}
+	os.Stdout.WriteString("ready\n")
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		require.NoError(t, xs[i%2].SaveFile(path))
+	}
+}

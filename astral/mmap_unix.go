@@ -1,0 +1,30 @@
+//go:build unix
+
+package astral
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapFile maps the first size bytes of f read-only; mapped is true.
+func mapFile(f *os.File, size int) (data []byte, mapped bool, err error) {
+	data, err = unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+func unmapFile(data []byte) error { return unix.Munmap(data) }
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,133 @@
+package astral
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/astral-engine/astral/internal/fixture"
+)
+
+// BenchmarkOpen100k measures the three ways to get the reference HNSW
+// index (100,000 × 384 random, M 16, efConstruction 200) ready to query:
+// rebuilding it from the vectors, loading its file through a reader
+// (Load on an *os.File), and mapping the file (OpenFile). The file is in
+// the page cache for both loads (a game's second open); each load is
+// timed 7 times and the median reported, with the results checked equal.
+//
+//	go test -run '^$' -bench Open100k -benchtime 1x -timeout 30m ./astral/
+//
+// ASTRAL_OPEN100K_FILE names an index file to reuse instead of building
+// one (the rebuild is then not measured).
+func BenchmarkOpen100k(b *testing.B) {
+	set, err := fixture.Generate("random", 100000, 64, 384)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := NewRuntime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	path := os.Getenv("ASTRAL_OPEN100K_FILE")
+	var rebuild time.Duration
+	var ref *Index
+	if path == "" || !fileExists(path) {
+		if path == "" {
+			path = filepath.Join(b.TempDir(), "ref100k.idx")
+		}
+		ref, err = NewIndex(rt, WithDim(384), WithKind(KindHNSW))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := ref.Add(seqIDs(0, set.N()), set.Base); err != nil {
+			b.Fatal(err)
+		}
+		rebuild = time.Since(start)
+		if err := ref.SaveFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := benchQueries(b, mustOpen(b, rt, path), set)
+	if ref != nil && !slices.Equal(want, benchQueries(b, ref, set)) {
+		b.Fatal("the mapped index answers differently from the built one")
+	}
+	var mapT, readT []time.Duration
+	for b.Loop() {
+		mapT, readT = mapT[:0], readT[:0]
+		for range 7 {
+			// Each load starts from a collected heap, and waits for the
+			// last one's background work (the graph's id map) first.
+			runtime.GC()
+			start := time.Now()
+			x := mustOpen(b, rt, path)
+			mapT = append(mapT, time.Since(start))
+			x.Len()
+			if !slices.Equal(want, benchQueries(b, x, set)) {
+				b.Fatal("mapped index answers differ")
+			}
+			x.Close()
+
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			start = time.Now()
+			y, err := Load(rt, f)
+			readT = append(readT, time.Since(start))
+			y.Len()
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !slices.Equal(want, benchQueries(b, y, set)) {
+				b.Fatal("loaded index answers differ")
+			}
+			y.Close()
+		}
+	}
+	slices.Sort(mapT)
+	slices.Sort(readT)
+	m, r := mapT[len(mapT)/2], readT[len(readT)/2]
+	b.ReportMetric(float64(fi.Size())/(1<<20), "file_MiB")
+	b.ReportMetric(m.Seconds()*1e3, "map_ms")
+	b.ReportMetric(r.Seconds()*1e3, "reader_ms")
+	b.ReportMetric(r.Seconds()/m.Seconds(), "reader/map")
+	if rebuild > 0 {
+		b.ReportMetric(rebuild.Seconds(), "rebuild_s")
+		b.ReportMetric(rebuild.Seconds()/m.Seconds(), "rebuild/map")
+	}
+	b.Logf("map %v (min %v), reader %v (min %v), rebuild %v; %d workers + caller", m, mapT[0], r, readT[0], rebuild, rt.Threads())
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func mustOpen(b *testing.B, rt *Runtime, path string) *Index {
+	x, err := OpenFile(rt, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return x
+}
+
+// benchQueries is every query's top 10, flattened.
+func benchQueries(b *testing.B, x *Index, set *fixture.Set) []Result {
+	var out []Result
+	for i := range set.NQ() {
+		res, err := x.Query(nil, set.Query(i), 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, res...)
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package astral
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fuzzSeeds are small index files, valid and damaged: the committed
+// corpus in testdata/fuzz/FuzzLoad holds the same (TestWriteFuzzSeeds).
+func fuzzSeeds(t testing.TB) map[string][]byte {
+	flatFile := saved(t, testIndex(t, nil, KindFlat, Cosine, 12, 8))
+	dotFile := saved(t, testIndex(t, nil, KindAuto, Dot, 5, 4))
+	graphFile := saved(t, testIndex(t, nil, KindHNSW, L2, 30, 8, WithHNSW(2, 8)))
+	emptyGraph := saved(t, testIndex(t, nil, KindHNSW, Cosine, 0, 4, WithHNSW(2, 8)))
+	seeds := map[string][]byte{
+		"flat-cosine": flatFile, "auto-dot": dotFile, "hnsw-l2": graphFile, "hnsw-empty": emptyGraph,
+		"flat-truncated":  flatFile[:len(flatFile)/2],
+		"hnsw-truncated":  graphFile[:len(graphFile)-100],
+		"hnsw-bitflip":    flipped(graphFile, len(graphFile)/2),
+		"flat-version-2":  forge(flatFile, func(b []byte) { put32(b, 8, 2) }),
+		"hnsw-big-endian": forge(graphFile, func(b []byte) { binary.BigEndian.PutUint32(b[12:], endianMark) }),
+		"hnsw-bad-link": forge(graphFile, func(b []byte) {
+			h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])
+			put32(b, int(h.find(secLevel0).offset)+int(h.stride)+4*5, 1000)
+		}),
+		"flat-huge-count": forge(flatFile, func(b []byte) { put64(b, 56, 1<<40); put64(b, 64, 1<<40) }),
+	}
+	return seeds
+}
+
+func flipped(b []byte, at int) []byte {
+	c := append([]byte{}, b...)
+	c[at] ^= 4
+	return c
+}
+
+// TestWriteFuzzSeeds rewrites the committed FuzzLoad corpus when
+// ASTRAL_WRITE_FUZZ_SEEDS is set (after a format change).
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("ASTRAL_WRITE_FUZZ_SEEDS") == "" {
+		t.Skip("set ASTRAL_WRITE_FUZZ_SEEDS=1 to rewrite testdata/fuzz/FuzzLoad")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzLoad")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range fuzzSeeds(t) {
+		body := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFuzzSeedsCommitted: the committed corpus is what fuzzSeeds makes, so
+// it stays current with the format.
+func TestFuzzSeedsCommitted(t *testing.T) {
+	for name, b := range fuzzSeeds(t) {
+		got, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzLoad", name))
+		if err != nil {
+			t.Fatalf("%v (rewrite with ASTRAL_WRITE_FUZZ_SEEDS=1 go test -run TestWriteFuzzSeeds ./astral/)", err)
+		}
+		want := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
+		if string(got) != want {
+			t.Errorf("testdata/fuzz/FuzzLoad/%s is stale (rewrite with ASTRAL_WRITE_FUZZ_SEEDS=1)", name)
+		}
+	}
+}
+
+// FuzzLoad feeds arbitrary bytes to the loaders, as they are and with
+// their checksums recomputed (so the checks behind the checksums are
+// reached too). Every failure must be ErrCorrupt or ErrVersion, never a
+// panic or a hang; every success must answer queries, take writes, and
+// save to a file that loads again.
+func FuzzLoad(f *testing.F) {
+	for _, b := range fuzzSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzLoadOne(t, data)
+		sealed := append([]byte{}, data...)
+		reseal(sealed)
+		fuzzLoadOne(t, sealed)
+	})
+}
+
+func fuzzLoadOne(t *testing.T, data []byte) {
+	x, err := LoadBytes(nil, data)
+	y, err2 := Load(nil, onlyReader{bytes.NewReader(data)})
+	// They agree, but that a stream may go on past the file.
+	if (err == nil) != (err2 == nil) && !(err2 == nil && strings.Contains(err.Error(), "after the end")) {
+		t.Fatalf("LoadBytes: %v; Load: %v", err, err2)
+	}
+	if err != nil {
+		for _, e := range []error{err, err2} {
+			if e != nil && !errors.Is(e, ErrCorrupt) && !errors.Is(e, ErrVersion) {
+				t.Fatalf("untyped error: %v", e)
+			}
+		}
+		return
+	}
+	dim := x.Config().Dim
+	q := make([]float32, dim)
+	q[0] = 1
+	a, err := x.Query(nil, q, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := y.Query(nil, q, 5)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("LoadBytes answers %v, Load %v", a, b)
+	}
+	var again bytes.Buffer
+	if err := x.Save(&again); err != nil {
+		t.Fatal(err)
+	}
+	z, err := LoadBytes(nil, again.Bytes())
+	if err != nil {
+		t.Fatalf("a loaded index saved a file that does not load: %v", err)
+	}
+	var third bytes.Buffer
+	if err := z.Save(&third); err != nil || !bytes.Equal(again.Bytes(), third.Bytes()) {
+		t.Fatalf("save, load, save: different bytes (%v)", err)
+	}
+	// Writes on whatever graph passed the checks.
+	if err := x.Add([]uint64{1 << 62, 1<<62 + 1}, append(q, q...)); err == nil {
+		if err := x.Remove(1 << 62); err != nil {
+			t.Fatal(err)
+		}
+	} else if !errors.Is(err, ErrDuplicateID) {
+		t.Fatal(err)
+	}
+	if _, err := x.Query(nil, q, 3); err != nil {
+		t.Fatal(err)
+	}
+	x.Wait()
+}
+
+// FuzzRoundTrip is the codec's fuzz: an index built and edited as the
+// input says saves and loads to the same answers, and saves again to the
+// same bytes.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add(uint8(0), uint8(1), uint16(40), uint8(16), uint64(1), []byte{3, 9, 200})
+	f.Add(uint8(2), uint8(3), uint16(120), uint8(33), uint64(2), []byte{1, 1, 2, 3, 5, 8, 13})
+	f.Add(uint8(1), uint8(2), uint16(0), uint8(1), uint64(3), []byte{})
+	f.Fuzz(func(t *testing.T, kind, metric uint8, n uint16, dim uint8, seed uint64, ops []byte) {
+		d := 1 + int(dim)%48
+		x, err := NewIndex(nil, WithDim(d), WithKind(Kind(kind%3)), WithMetric(Metric(1+metric%3)),
+			WithHNSW(2+int(seed%7), 16), WithFlatLimitBytes(int64(64*(1+int(n)%200))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(seed, uint64(n)))
+		count := int(n) % 300
+		if count > 0 {
+			if err := x.Add(seqIDs(0, count), randomVectors(r, count, d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, op := range ops {
+			id := uint64(op) % uint64(max(count, 1))
+			if op%2 == 0 && x.has(id) {
+				x.Remove(id)
+			} else {
+				x.Add([]uint64{uint64(1000 + i)}, randomVectors(r, 1, d))
+			}
+		}
+		x.Wait()
+		want := answers(t, x, 3)
+		file := saved(t, x)
+		for _, l := range loaders[:3] {
+			y, err := l.load(t, nil, file)
+			if err != nil {
+				t.Fatalf("%s: %v", l.name, err)
+			}
+			if got := answers(t, y, 3); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s: answers %v, want %v", l.name, got, want)
+			}
+			if !bytes.Equal(file, saved(t, y)) {
+				t.Fatalf("%s: saved again, different bytes", l.name)
+			}
+		}
+	})
+}

@@ -1,0 +1,174 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"math"
+	"unsafe"
+
+	"github.com/astral-engine/astral/astral"
+)
+
+// persistStatus maps persistence errors to status codes: a damaged file
+// is CORRUPT, one of another format version VERSION_MISMATCH, a failing
+// file system IO.
+func persistStatus(err error) C.AstralStatus {
+	switch {
+	case errors.Is(err, astral.ErrCorrupt):
+		return C.ASTRAL_E_CORRUPT
+	case errors.Is(err, astral.ErrVersion):
+		return C.ASTRAL_E_VERSION_MISMATCH
+	case errors.Is(err, astral.ErrIO):
+		return C.ASTRAL_E_IO
+	case errors.Is(err, astral.ErrBufferTooSmall):
+		return C.ASTRAL_E_BUFFER_TOO_SMALL
+	case errors.Is(err, errors.ErrUnsupported):
+		return C.ASTRAL_E_UNSUPPORTED
+	}
+	return statusOf(err)
+}
+
+func failPersist(fn string, err error) C.AstralStatus {
+	setError(fn, err.Error())
+	return persistStatus(err)
+}
+
+//export astral_index_save
+func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
+	const fn = "astral_index_save"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if path == nil || *path == 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "path is NULL or empty")
+	}
+	if err := e.x.SaveFile(C.GoString(path)); err != nil {
+		return failPersist(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_save_to_buffer
+func astral_index_save_to_buffer(index C.AstralIndex, buf unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (st C.AstralStatus) {
+	const fn = "astral_index_save_to_buffer"
+	defer recoverStatus(fn, &st)
+	if outSize != nil {
+		*outSize = 0
+	}
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if outSize == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_size is NULL")
+	}
+	if buf == nil && capacity > 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "buf is NULL with capacity %d", capacity)
+	}
+	var dst []byte
+	if buf != nil {
+		// No index file is near this long; the bound keeps int(capacity) exact.
+		dst = unsafe.Slice((*byte)(buf), min(uint64(capacity), maxValues))
+	}
+	n, err := e.x.SaveBuffer(dst)
+	*outSize = C.size_t(n)
+	if err != nil {
+		if errors.Is(err, astral.ErrBufferTooSmall) {
+			return fail(fn, C.ASTRAL_E_BUFFER_TOO_SMALL, "capacity %d, the index needs %d bytes", capacity, n)
+		}
+		*outSize = 0
+		return failPersist(fn, err)
+	}
+	return statusOK
+}
+
+// insertLoaded registers an index loaded with runtime rt; if the library
+// was shut down (or restarted) meanwhile, the index is dropped.
+func insertLoaded(fn string, x *astral.Index, rt *astral.Runtime, outIndex *C.AstralIndex) C.AstralStatus {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.rt == nil || reg.rt != rt {
+		x.Close()
+		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_shutdown ran while loading")
+	}
+	h, ok := reg.insert(&entry{x: x, dim: x.Config().Dim, rt: rt})
+	if !ok {
+		x.Close()
+		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "%d indexes alive: destroy some first", reg.live)
+	}
+	*outIndex = h
+	return statusOK
+}
+
+// runtimeFor returns the library's runtime, or fails fn.
+func runtimeFor(fn string) (*astral.Runtime, C.AstralStatus) {
+	reg.mu.RLock()
+	rt := reg.rt
+	reg.mu.RUnlock()
+	if rt == nil {
+		return nil, fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_init has not been called (or astral_shutdown has)")
+	}
+	return rt, statusOK
+}
+
+//export astral_index_load
+func astral_index_load(path *C.char, outIndex *C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_load"
+	defer recoverStatus(fn, &st)
+	if outIndex != nil {
+		*outIndex = 0
+	}
+	if path == nil || *path == 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "path is NULL or empty")
+	}
+	if outIndex == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_index is NULL")
+	}
+	rt, st := runtimeFor(fn)
+	if st != statusOK {
+		return st
+	}
+	x, err := astral.OpenFile(rt, C.GoString(path))
+	if err != nil {
+		return failPersist(fn, err)
+	}
+	return insertLoaded(fn, x, rt, outIndex)
+}
+
+//export astral_index_load_from_memory
+func astral_index_load_from_memory(data unsafe.Pointer, size C.size_t, outIndex *C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_load_from_memory"
+	defer recoverStatus(fn, &st)
+	if outIndex != nil {
+		*outIndex = 0
+	}
+	if data == nil && size > 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "data is NULL with size %d", size)
+	}
+	if outIndex == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_index is NULL")
+	}
+	if uint64(size) > math.MaxInt64 {
+		return fail(fn, C.ASTRAL_E_CORRUPT, "size %d is larger than any index file", size)
+	}
+	rt, st := runtimeFor(fn)
+	if st != statusOK {
+		return st
+	}
+	var b []byte
+	if data != nil {
+		b = unsafe.Slice((*byte)(data), int(size))
+	}
+	// LoadBytes copies what it keeps: the host may free data on return.
+	x, err := astral.LoadBytes(rt, b)
+	if err != nil {
+		return failPersist(fn, err)
+	}
+	return insertLoaded(fn, x, rt, outIndex)
+}

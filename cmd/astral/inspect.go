@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/astral-engine/astral/astral"
+)
+
+// runInspect prints an index file's header, sections, checksums and
+// statistics. It checksums every section and then opens the index (which
+// checks every count and link); a damaged file makes it fail with a
+// one-line reason after printing what could be read.
+func runInspect(args []string) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: astral inspect FILE")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("inspect: want one index file")
+	}
+	path := fs.Arg(0)
+	info, err := astral.InspectFile(path)
+	if info != nil {
+		printInfo(path, info)
+	}
+	if err != nil {
+		return fmt.Errorf("inspect: %s: %v", path, oneLine(err))
+	}
+	start := time.Now()
+	x, err := astral.OpenFile(nil, path)
+	if err != nil {
+		return fmt.Errorf("inspect: %s: %v", path, oneLine(err))
+	}
+	defer x.Close()
+	openMs := time.Since(start).Seconds() * 1e3
+	st := x.Stats()
+	fmt.Printf("\nstats      %d vectors, %s, kernel %s, %.1f bytes/vector; opened (mapped, checked) in %.2f ms\n",
+		st.Len, st.Kind, st.Kernel, st.BytesPerVector, openMs)
+	if gs, ok := x.GraphStats(); ok {
+		fmt.Printf("graph      %d nodes, %d tombstones, entry level %d\n", gs.Nodes, gs.Deleted, gs.EntryLevel)
+		fmt.Printf("levels     %s (live nodes on each level)\n", joinInts(gs.Levels))
+		links, nodes := 0, 0
+		for c, k := range gs.Level0Links {
+			links += c * k
+			nodes += k
+		}
+		mean := 0.0
+		if nodes > 0 {
+			mean = float64(links) / float64(nodes)
+		}
+		fmt.Printf("level 0    %.2f links per node on average (at most %d); %d nodes without links\n",
+			mean, len(gs.Level0Links)-1, gs.Level0Links[0])
+	}
+	fmt.Println("ok         every checksum, count, offset and link checked")
+	return nil
+}
+
+func printInfo(path string, in *astral.FileInfo) {
+	fmt.Printf("file       %s (%d bytes)\n", path, in.Size)
+	fmt.Printf("format     version %d, little-endian, header %d bytes, header CRC-32C %#08x ok\n", in.Version, in.HeaderLen, in.HeaderCRC)
+	fmt.Printf("index      %v (configured %v), dimension %d, %v, %v, %d bytes per record\n",
+		in.Structure, in.Kind, in.Dim, in.Metric, in.Storage, in.Stride)
+	fmt.Printf("options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
+	fmt.Printf("counts     %d vectors in %d slots", in.Count, in.Slots)
+	if in.Structure == astral.KindHNSW {
+		fmt.Printf(" (%d tombstones), %d words per level-0 block, %d upper-level words", in.Slots-in.Count, in.BlockWords, in.UpperWords)
+	}
+	fmt.Println()
+	if in.Structure == astral.KindHNSW {
+		if in.Entry == astral.NoEntry {
+			fmt.Println("entry      none (empty graph)")
+		} else {
+			fmt.Printf("entry      slot %d, level %d; level seed %d, keep pruned %v\n", in.Entry&(1<<32-1), in.Entry>>32, in.Seed, in.KeepPruned)
+		}
+	}
+	fmt.Println("sections")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  \tkind\tname\toffset\tlength\tcrc32c\tcomputed\t\t")
+	for _, s := range in.Sections {
+		status := "ok"
+		switch {
+		case !s.Checked:
+			status = "TRUNCATED"
+		case !s.OK():
+			status = "BAD CHECKSUM"
+		}
+		name := s.Name
+		if s.Optional {
+			name += " (optional)"
+		}
+		computed := "-"
+		if s.Checked {
+			computed = fmt.Sprintf("%#08x", s.Computed)
+		}
+		fmt.Fprintf(tw, "  \t%d\t%s\t%d\t%d\t%#08x\t%s\t%s\t\n", s.Kind, name, s.Offset, s.Length, s.CRC, computed, status)
+	}
+	tw.Flush()
+	if in.Metadata != "" {
+		fmt.Printf("metadata   %s\n", strings.ReplaceAll(strings.TrimRight(in.Metadata, "\n"), "\n", "; "))
+	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " ")
+}
+
+// oneLine keeps an error message to one line.
+func oneLine(err error) string {
+	return strings.TrimPrefix(strings.Join(strings.Fields(err.Error()), " "), "astral: ")
+}

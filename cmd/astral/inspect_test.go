@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestBuildInspect: build writes an index file that inspect verifies; on a
+// damaged or truncated file inspect fails with a one-line reason.
+func TestBuildInspect(t *testing.T) {
+	dir := t.TempDir()
+	for _, index := range []string{"flat", "hnsw", "auto"} {
+		path := filepath.Join(dir, index+".idx")
+		require.NoError(t, runBuild([]string{"--data", "clustered", "--n", "600", "--dim", "24", "--index", index, "--out", path}))
+		require.NoError(t, runInspect([]string{path}))
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "hnsw.idx"))
+	require.NoError(t, err)
+	for name, b := range map[string][]byte{
+		"flipped":   flip(good, len(good)/2),
+		"truncated": good[:len(good)/3],
+		"header":    flip(good, 20),
+		"tiny":      good[:10],
+		"garbage":   []byte(strings.Repeat("not an index ", 20)),
+	} {
+		path := filepath.Join(dir, name+".idx")
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+		err := runInspect([]string{path})
+		require.Error(t, err, name)
+		require.NotContains(t, err.Error(), "\n", name)
+		require.Contains(t, err.Error(), "corrupt", name)
+	}
+	fvecs := filepath.Join(dir, "base.fvecs")
+	require.NoError(t, runFixture([]string{"--data", "random", "--n", "300", "--nq", "2", "--dim", "16", "--out", fvecs, "--queries-out", filepath.Join(dir, "q.fvecs")}))
+	require.NoError(t, runBuild([]string{"--data", fvecs, "--index", "flat", "--metric", "l2", "--out", filepath.Join(dir, "file.idx")}))
+	require.NoError(t, runInspect([]string{filepath.Join(dir, "file.idx")}))
+	require.Error(t, runInspect([]string{filepath.Join(dir, "missing.idx")}))
+	require.Error(t, runBuild([]string{"--data", "random", "--index", "tree", "--out", filepath.Join(dir, "x.idx")}))
+}
+
+func flip(b []byte, at int) []byte {
+	c := append([]byte{}, b...)
+	c[at] ^= 0x40
+	return c
+}

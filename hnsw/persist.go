@@ -1,0 +1,559 @@
+package hnsw
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/kernel"
+)
+
+// Persistence: a graph leaves as its storage words (View) and comes back
+// from them in place (FromParts), so a mapped file serves searches without
+// a rebuild or a copy. The words are the storage's own layout (storage.go)
+// with the list versions cleared, which is what FromParts accepts.
+
+// ErrCorrupt reports parts that do not form a valid graph (FromParts).
+var ErrCorrupt = errors.New("hnsw: corrupt graph")
+
+// NoEntry is the entry word of an empty graph.
+const NoEntry = noEntry
+
+// BlockWords is the length in words of one level-0 block: a record of
+// recBytes bytes (a multiple of 4), the 5-word header and 2·m links.
+func BlockWords(recBytes, m int) int { return recBytes/4 + hLinks + 2*m }
+
+// Parts is a graph's storage as a file holds it.
+type Parts struct {
+	// Nodes is the number of slots, tombstones included.
+	Nodes int
+	// Level0 holds Nodes level-0 blocks, BlockWords apart.
+	Level0 []uint32
+	// Upper holds the upper levels; Upper[0] is unused, so it has at least
+	// one word.
+	Upper []uint32
+	// Entry is level<<32 | slot of the entry point, NoEntry when empty.
+	Entry uint64
+	// Tombstones lists the deleted slots in ascending order; nil skips the
+	// cross-check with the blocks' deleted flags.
+	Tombstones []uint32
+	// Visit, when set, is called with each run of ChunkNodes nodes' level-0
+	// words (run i, in slot order) just before FromParts checks them, from
+	// several goroutines at once: a caller checksums the words there while
+	// they are in the cache instead of reading them all twice.
+	Visit func(i int, words []uint32)
+}
+
+// View is a read-only view of a graph for writing it out, valid during the
+// function given to Graph.View.
+type View struct {
+	g    *Graph
+	st   *storage
+	live int
+}
+
+// View calls fn with a view of the graph's current storage. It holds the
+// graph's gate shared meanwhile, so Compact and growth wait; the caller
+// must keep Insert, Delete and Build from running, or the view mixes
+// states (it stays memory-safe either way).
+func (g *Graph) View(fn func(v *View) error) error {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	v := &View{g: g, st: g.st.Load(), live: len(g.ids)}
+	g.allocMu.Unlock()
+	return fn(v)
+}
+
+// Nodes is the number of slots in use, tombstones included.
+func (v *View) Nodes() int { return v.st.n }
+
+// Live is the number of live nodes.
+func (v *View) Live() int { return v.live }
+
+// Entry is level<<32 | slot of the entry point, or NoEntry.
+func (v *View) Entry() uint64 { return v.st.entry.Load() }
+
+// BlockWords is the length of a level-0 block.
+func (v *View) BlockWords() int { return v.g.bw }
+
+// UpperLen is the length of the upper-level words Upper appends.
+func (v *View) UpperLen() int { return v.st.upLen }
+
+// Level0 appends the level-0 blocks of slots [lo, hi) to dst, normalized:
+// list versions cleared and link slots past the count zeroed, so the same
+// graph always gives the same words.
+func (v *View) Level0(dst []uint32, lo, hi int) []uint32 {
+	g, st := v.g, v.st
+	var buf [2 * MaxM]uint32
+	for slot := lo; slot < hi; slot++ {
+		base := slot * g.bw
+		h := len(dst) + g.recWords
+		dst = append(dst, st.words[base:base+g.recWords+hLinks]...)
+		f := g.flags(st, uint32(slot))
+		links := g.readLinks(st, uint32(slot), 0, buf[:])
+		dst[h+hState] = f&^(verMask|countMask) | uint32(len(links))
+		dst = append(dst, links...)
+		for range g.maxM0 - len(links) {
+			dst = append(dst, 0)
+		}
+	}
+	return dst
+}
+
+// Upper appends the UpperLen upper-level words to dst, normalized as
+// Level0's blocks are.
+func (v *View) Upper(dst []uint32) []uint32 {
+	g, st := v.g, v.st
+	start := len(dst)
+	for range st.upLen {
+		dst = append(dst, 0)
+	}
+	out := dst[start:]
+	var buf [MaxM]uint32
+	for slot := range uint32(st.n) {
+		l := levelOfFlags(g.flags(st, slot))
+		if l == 0 {
+			continue
+		}
+		u := int(st.words[g.head(slot)+hUpper])
+		for i := 1; i <= l; i++ {
+			links := g.readLinks(st, slot, i, buf[:])
+			b := u + 1 + (i-1)*(1+g.maxM)
+			out[b] = uint32(len(links))
+			copy(out[b+1:], links)
+		}
+	}
+	return dst
+}
+
+// Tombstones appends the deleted slots, ascending, to dst.
+func (v *View) Tombstones(dst []uint32) []uint32 {
+	for slot := range uint32(v.st.n) {
+		if v.g.flags(v.st, slot)&flagDeleted != 0 {
+			dst = append(dst, slot)
+		}
+	}
+	return dst
+}
+
+// FromParts returns a graph over p's words, used in place: Level0 and
+// Upper may alias read-only memory (a mapped file) as long as the caller
+// calls Detach before the first Insert, Build, Delete or Compact. cfg must
+// be the saved graph's (M fixes the block layout; Seed and KeepPruned
+// shape later inserts).
+//
+// Every word is checked before the graph is returned, on p's workers plus
+// the caller (p nil: serially): link counts at most 2·M (M above level 0),
+// every link below Nodes, levels at most MaxLevel, upper-level offsets in
+// range and not overlapping, list versions zero, the entry point a node of
+// its level, live ids distinct, the tombstones, when given, exactly the
+// deleted slots, and every upper-level link to a node of that level. A
+// failure wraps ErrCorrupt and names the first bad word; records and
+// adjust values are not checked (any bits are safe to score).
+//
+// The id map, which serves Len, Has and writes but no search, is filled
+// in the background after FromParts returns (a few ms at 100,000 nodes);
+// those calls wait for it.
+func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, error) {
+	g, err := New(k, adjust, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	n := p.Nodes
+	if n < 0 || int64(n) >= noSlot {
+		return nil, fmt.Errorf("%w: %d nodes: at most %d", ErrCorrupt, n, int64(noSlot)-1)
+	}
+	if uint64(len(p.Level0)) != uint64(n)*uint64(g.bw) {
+		return nil, fmt.Errorf("%w: %d level-0 words for %d nodes of %d words", ErrCorrupt, len(p.Level0), n, g.bw)
+	}
+	if len(p.Upper) < 1 || int64(len(p.Upper)) > int64(noSlot) {
+		return nil, fmt.Errorf("%w: %d upper-level words: want 1 to %d", ErrCorrupt, len(p.Upper), int64(noSlot))
+	}
+	if p.Upper[0] != 0 {
+		return nil, fmt.Errorf("%w: upper word 0 is %#x, unused words hold 0", ErrCorrupt, p.Upper[0])
+	}
+	v := newValidator(g, p, workers)
+	if err := v.run(); err != nil {
+		return nil, err
+	}
+	st := &storage{words: p.Level0[:len(p.Level0):len(p.Level0)], up: p.Upper[:len(p.Upper):len(p.Upper)], cap: n, n: n, upLen: len(p.Upper)}
+	if len(st.words) > 0 {
+		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
+	}
+	st.entry.Store(p.Entry)
+	g.st.Store(st)
+	// Every user of the id map takes allocMu: hold it until the map is in.
+	g.allocMu.Lock()
+	go func() {
+		defer g.allocMu.Unlock()
+		ids := make(map[uint64]uint32, v.live)
+		for _, c := range v.chunkIDs {
+			for _, part := range c {
+				for _, e := range part {
+					ids[e.id] = e.slot
+				}
+			}
+		}
+		g.ids = ids
+	}()
+	return g, nil
+}
+
+// ChunkNodes is how many nodes FromParts checks as one task (and passes
+// to Parts.Visit at once): about 256 KiB of level-0 blocks, so a caller
+// that checksums them leaves them in the cache for the check.
+func ChunkNodes(recBytes, m int) int { return max(1, (256<<10)/(4*BlockWords(recBytes, m))) }
+
+// idParts is how many parts the live ids are split into, by a hash, for
+// the uniqueness check: each part's table fits in a core's cache.
+const idParts = 16
+
+// idSlot is a live node's id and slot.
+type idSlot struct {
+	id   uint64
+	slot uint32
+}
+
+// upperNode is a node above level 0: its slot, level and upper offset.
+type upperNode struct {
+	slot  uint32
+	level uint8
+	u     uint32
+}
+
+// validator checks FromParts' words in two parallel phases (it is the
+// pool task of both): chunks of nodes, checksummed through Parts.Visit
+// and checked one by one, collecting each node's level, the nodes above
+// level 0 and the live ids (split by a hash); then the upper-level lists
+// against the levels, and the ids part by part for repeats.
+type validator struct {
+	g      *Graph
+	p      Parts
+	pool   *pool.Pool
+	n      int
+	chunk  int
+	chunks int
+	phase  int
+	next   atomic.Int64
+	levels []uint8 // every node's level
+	// Per chunk: the first error, the first upper offset and the end of
+	// the last upper space (-1: none), deleted nodes, nodes above level 0,
+	// live ids by part.
+	errs             []error
+	firstUp, lastEnd []int64
+	deleted          []int
+	uppers           [][]upperNode
+	chunkIDs         [][idParts][]idSlot
+	// Phase 2: per chunk, the upper lists' first error; per part, the
+	// first repeated id.
+	upErrs  []error
+	idErrs  [idParts]error
+	live    int
+	idTable []uint64
+	idBits  int
+}
+
+func newValidator(g *Graph, p Parts, workers *pool.Pool) *validator {
+	v := &validator{g: g, p: p, pool: workers, n: p.Nodes, chunk: ChunkNodes(g.recBytes, g.maxM)}
+	v.chunks = (v.n + v.chunk - 1) / v.chunk
+	v.levels = make([]uint8, v.n)
+	v.errs = make([]error, v.chunks)
+	v.firstUp = make([]int64, v.chunks)
+	v.lastEnd = make([]int64, v.chunks)
+	v.deleted = make([]int, v.chunks)
+	v.uppers = make([][]upperNode, v.chunks)
+	v.chunkIDs = make([][idParts][]idSlot, v.chunks)
+	v.upErrs = make([]error, v.chunks)
+	return v
+}
+
+// runPhase runs RunPart over tasks work items on the pool.
+func (v *validator) runPhase(phase, tasks int) {
+	v.phase = phase
+	v.next.Store(0)
+	parts := 1
+	if v.pool != nil {
+		parts = min(v.pool.Workers()+1, tasks)
+	}
+	if parts > 1 {
+		v.pool.Run(v, parts)
+	} else {
+		v.RunPart(0)
+	}
+}
+
+func (v *validator) RunPart(int) {
+	for {
+		t := int(v.next.Add(1) - 1)
+		switch {
+		case v.phase == 1 && t < v.chunks:
+			if v.p.Visit != nil {
+				lo, hi := t*v.chunk, min((t+1)*v.chunk, v.n)
+				v.p.Visit(t, v.p.Level0[lo*v.g.bw:hi*v.g.bw])
+			}
+			v.errs[t] = v.checkNodes(t)
+		case v.phase == 2 && t < v.chunks:
+			v.upErrs[t] = v.checkUpper(t)
+		case v.phase == 2 && t < v.chunks+idParts:
+			v.idErrs[t-v.chunks] = v.checkIDs(t - v.chunks)
+		default:
+			return
+		}
+	}
+}
+
+// run checks everything and returns the first problem.
+func (v *validator) run() error {
+	v.runPhase(1, v.chunks)
+	for _, err := range v.errs {
+		if err != nil {
+			return err
+		}
+	}
+	end, deleted := int64(-1), 0
+	for c := range v.chunks {
+		if v.firstUp[c] >= 0 {
+			if v.firstUp[c] < end {
+				return fmt.Errorf("%w: upper space at %d overlaps an earlier node's (ends at %d)", ErrCorrupt, v.firstUp[c], end)
+			}
+			end = v.lastEnd[c]
+		}
+		deleted += v.deleted[c]
+	}
+	v.live = v.n - deleted
+	// One table for all parts' id checks, one allocation: each part gets
+	// 1<<idBits words, room for twice its expected share and some.
+	v.idBits = bits.Len(uint(2*v.live/idParts + 64))
+	v.idTable = make([]uint64, idParts<<v.idBits)
+	v.runPhase(2, v.chunks+idParts)
+	for _, err := range v.upErrs {
+		if err != nil {
+			return err
+		}
+	}
+	for _, err := range v.idErrs {
+		if err != nil {
+			return err
+		}
+	}
+	g, w, n := v.g, v.p.Level0, v.n
+	if ep := v.p.Entry; n == 0 {
+		if ep != noEntry {
+			return fmt.Errorf("%w: empty graph with entry point %#x", ErrCorrupt, ep)
+		}
+	} else {
+		slot, level := ep&(1<<32-1), ep>>32
+		if slot >= uint64(n) || level > maxLevel {
+			return fmt.Errorf("%w: entry point %#x (slot %d, level %d) outside the %d nodes", ErrCorrupt, ep, slot, level, n)
+		}
+		if l := v.levels[slot]; uint64(l) != level {
+			return fmt.Errorf("%w: entry point slot %d at level %d has level %d", ErrCorrupt, slot, level, l)
+		}
+	}
+	if ts := v.p.Tombstones; ts != nil {
+		if len(ts) != deleted {
+			return fmt.Errorf("%w: %d tombstones listed, %d nodes flagged deleted", ErrCorrupt, len(ts), deleted)
+		}
+		for i, slot := range ts {
+			if (i > 0 && slot <= ts[i-1]) || slot >= uint32(n) || w[int(slot)*g.bw+g.recWords+hState]&flagDeleted == 0 {
+				return fmt.Errorf("%w: tombstone %d (slot %d) is out of order, out of range or not deleted", ErrCorrupt, i, slot)
+			}
+		}
+	}
+	return nil
+}
+
+// idPart picks an id's part and its place in that part's table from a
+// hash keyed with a random seed, so ids chosen to collide (a hostile file)
+// cannot be.
+func idHash(id uint64) uint64 {
+	hi, lo := bits.Mul64(id^idSeed[0], 0xa0761d6478bd642f)
+	hi, lo = bits.Mul64(hi^lo^idSeed[1], 0xe7037ed1a0b428db)
+	return hi ^ lo
+}
+
+var idSeed = [2]uint64{rand.Uint64(), rand.Uint64()}
+
+// checkNodes checks chunk c's nodes: state words, level-0 lists and upper
+// offsets; it records levels, upper nodes and live ids.
+func (v *validator) checkNodes(c int) error {
+	g, w, up := v.g, v.p.Level0, v.p.Upper
+	n := uint32(v.n)
+	lo, hi := c*v.chunk, min((c+1)*v.chunk, v.n)
+	v.firstUp[c], v.lastEnd[c] = -1, -1
+	live := make([]idSlot, 0, hi-lo)
+	defer func() { v.chunkIDs[c] = splitIDs(live) }()
+	for slot := lo; slot < hi; slot++ {
+		h := slot*g.bw + g.recWords
+		state := w[h+hState]
+		if state&verMask != 0 {
+			return fmt.Errorf("%w: slot %d: state %#x has a list version set (saved graphs hold 0)", ErrCorrupt, slot, state)
+		}
+		if state&flagDeleted != 0 {
+			v.deleted[c]++
+		} else {
+			live = append(live, idSlot{uint64(w[h+hIDLo]) | uint64(w[h+hIDHi])<<32, uint32(slot)})
+		}
+		cnt := int(state & countMask)
+		if cnt > g.maxM0 {
+			return fmt.Errorf("%w: slot %d: %d level-0 links, at most %d", ErrCorrupt, slot, cnt, g.maxM0)
+		}
+		var top uint32 // one comparison per list: links are nearly all valid
+		for _, l := range w[h+hLinks : h+hLinks+cnt] {
+			top = max(top, l)
+		}
+		if cnt > 0 && top >= n {
+			return fmt.Errorf("%w: slot %d: level-0 link to %d, only %d nodes", ErrCorrupt, slot, top, n)
+		}
+		level := levelOfFlags(state) // 5 bits: never above maxLevel
+		v.levels[slot] = uint8(level)
+		u := int64(w[h+hUpper])
+		if level == 0 {
+			if u != 0 {
+				return fmt.Errorf("%w: slot %d: level 0 with upper offset %d", ErrCorrupt, slot, u)
+			}
+			continue
+		}
+		end := u + int64(g.upperWords(level))
+		switch {
+		case u == 0:
+			return fmt.Errorf("%w: slot %d: level %d without upper offset", ErrCorrupt, slot, level)
+		case end > int64(len(up)):
+			return fmt.Errorf("%w: slot %d: upper space [%d, %d) past the %d upper words", ErrCorrupt, slot, u, end, len(up))
+		case u < v.lastEnd[c]:
+			return fmt.Errorf("%w: slot %d: upper space at %d overlaps the previous node's (ends at %d)", ErrCorrupt, slot, u, v.lastEnd[c])
+		case up[u] != 0:
+			return fmt.Errorf("%w: slot %d: upper version word %#x (saved graphs hold 0)", ErrCorrupt, slot, up[u])
+		}
+		if v.firstUp[c] < 0 {
+			v.firstUp[c] = u
+		}
+		v.lastEnd[c] = end
+		v.uppers[c] = append(v.uppers[c], upperNode{uint32(slot), uint8(level), uint32(u)})
+	}
+	return nil
+}
+
+// splitIDs sorts a chunk's live ids into the idParts parts (a counting
+// sort, in slot order within each part) and returns each part's run.
+func splitIDs(live []idSlot) (parts [idParts][]idSlot) {
+	var at [idParts + 1]int
+	part := make([]uint8, len(live))
+	for i, e := range live {
+		part[i] = uint8(idHash(e.id) % idParts)
+		at[part[i]+1]++
+	}
+	for p := range idParts {
+		at[p+1] += at[p]
+	}
+	out := make([]idSlot, len(live))
+	for p := range idParts {
+		parts[p] = out[at[p]:at[p]:at[p+1]]
+	}
+	for i, e := range live {
+		parts[part[i]] = append(parts[part[i]], e)
+	}
+	return parts
+}
+
+// checkUpper checks the upper-level lists of chunk c's nodes: counts, and
+// links to nodes that have the list's level (inserts write a neighbour's
+// list on the link's level).
+func (v *validator) checkUpper(c int) error {
+	g, up := v.g, v.p.Upper
+	n := uint32(v.n)
+	for _, x := range v.uppers[c] {
+		for l := 1; l <= int(x.level); l++ {
+			b := int(x.u) + 1 + (l-1)*(1+g.maxM)
+			cnt := int(up[b])
+			if cnt > g.maxM {
+				return fmt.Errorf("%w: slot %d: %d links on level %d, at most %d", ErrCorrupt, x.slot, cnt, l, g.maxM)
+			}
+			for _, y := range up[b+1 : b+1+cnt] {
+				if y >= n {
+					return fmt.Errorf("%w: slot %d: level-%d link to %d, only %d nodes", ErrCorrupt, x.slot, l, y, n)
+				}
+				if ly := int(v.levels[y]); ly < l {
+					return fmt.Errorf("%w: slot %d: level-%d link to slot %d of level %d", ErrCorrupt, x.slot, l, y, ly)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkIDs looks for a repeated id among part p of the live ids, in an
+// open-addressing table of ids at least twice their number (64 KiB a
+// part at 100,000 nodes: it stays in the core's cache).
+func (v *validator) checkIDs(p int) error {
+	total := 0
+	for c := range v.chunks {
+		total += len(v.chunkIDs[c][p])
+	}
+	// Part p's share of the common table, or a table of its own when the
+	// hash gave it more ids than the share holds at half load.
+	b := v.idBits
+	keys := v.idTable[p<<b : (p+1)<<b] // 0: empty; id 0 is zero
+	if 2*total > 1<<b {
+		b = bits.Len(uint(2 * total))
+		keys = make([]uint64, 1<<b)
+	}
+	mask, shift := uint64(len(keys)-1), uint(64-b)
+	zero := false
+	for c := range v.chunks {
+		for _, e := range v.chunkIDs[c][p] {
+			if e.id == 0 {
+				if zero {
+					return v.repeated(p, 0)
+				}
+				zero = true
+				continue
+			}
+			for i := idHash(e.id) >> shift; ; i = (i + 1) & mask {
+				if keys[i] == 0 {
+					keys[i] = e.id
+					break
+				}
+				if keys[i] == e.id {
+					return v.repeated(p, e.id)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// repeated reports the two first slots of an id found twice in part p.
+func (v *validator) repeated(p int, id uint64) error {
+	var slots []uint32
+	for c := range v.chunks {
+		for _, e := range v.chunkIDs[c][p] {
+			if e.id == id && len(slots) < 2 {
+				slots = append(slots, e.slot)
+			}
+		}
+	}
+	return fmt.Errorf("%w: id %d is live in slots %d and %d", ErrCorrupt, id, slots[0], slots[1])
+}
+
+// Detach copies the graph's storage into memory of its own, so it no
+// longer reads the words given to FromParts. Writers must not run
+// meanwhile. Searches that started before it keep reading the old words
+// until they return: wait for them before releasing that memory.
+func (g *Graph) Detach() {
+	g.gate.Lock()
+	defer g.gate.Unlock()
+	st := g.st.Load()
+	ns := g.newStorage(st.n, st.upLen)
+	copy(ns.words, st.words[:st.n*g.bw])
+	copy(ns.up, st.up[:st.upLen])
+	ns.n, ns.upLen = st.n, st.upLen
+	ns.entry.Store(st.entry.Load())
+	g.st.Store(ns)
+}

@@ -1,0 +1,112 @@
+package hnsw
+
+import (
+	"testing"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/stretchr/testify/require"
+)
+
+// viewParts is g's storage as a file holds it.
+func viewParts(t testing.TB, g *Graph) Parts {
+	var p Parts
+	require.NoError(t, g.View(func(v *View) error {
+		p = Parts{Nodes: v.Nodes(), Level0: v.Level0(nil, 0, v.Nodes()), Upper: v.Upper(nil),
+			Entry: v.Entry(), Tombstones: v.Tombstones([]uint32{})}
+		return nil
+	}))
+	return p
+}
+
+// TestFromPartsRoundTrip: a graph rebuilt from its viewed words, serially
+// or on workers, holds the same content and answers the same; after
+// Detach it takes the same inserts and deletes as the original.
+func TestFromPartsRoundTrip(t *testing.T) {
+	d := load(t, "clustered", sized(3000, 800), 16, 32, flat.AdjustScale)
+	g := newGraph(t, d, Config{M: 8, EfConstruction: 64})
+	require.NoError(t, g.Build(d.ids[:d.n()-10], d.recs[:(d.n()-10)*d.k.Stride()], d.adj[:d.n()-10], nil, true))
+	for i := 0; i < d.n()-10; i += 37 {
+		require.NoError(t, g.Delete(d.ids[i]))
+	}
+	p := viewParts(t, g)
+	for _, workers := range []int{0, 2} {
+		h, err := FromParts(d.k, d.adjust, g.Config(), p, newTestPool(t, workers))
+		require.NoError(t, err)
+		require.Equal(t, g.Digest(), h.Digest())
+		require.Equal(t, g.Len(), h.Len())
+		require.Equal(t, g.Deleted(), h.Deleted())
+		s := NewSearcher()
+		for _, qp := range d.qps {
+			require.Equal(t, g.Search(s, qp, 10, 64, nil), h.Search(s, qp, 10, 64, nil))
+		}
+		frozen := append([]uint32{}, p.Level0...)
+		h.Detach()
+		g2, err := FromParts(d.k, d.adjust, g.Config(), viewParts(t, g), nil)
+		require.NoError(t, err)
+		g2.Detach()
+		for i := d.n() - 10; i < d.n(); i++ {
+			require.NoError(t, h.Insert(d.ids[i], d.rec(i), d.adj[i]))
+			require.NoError(t, g2.Insert(d.ids[i], d.rec(i), d.adj[i]))
+		}
+		require.NoError(t, h.Delete(d.ids[1]))
+		require.NoError(t, g2.Delete(d.ids[1]))
+		require.Equal(t, g2.Digest(), h.Digest())
+		require.Equal(t, frozen, p.Level0, "writes after Detach leave the parts alone")
+	}
+}
+
+// TestFromPartsRefuses parts whose lengths disagree.
+func TestFromPartsRefuses(t *testing.T) {
+	d := load(t, "random", 50, 1, 32, flat.AdjustNone)
+	g := newGraph(t, d, Config{M: 4})
+	require.NoError(t, g.Build(d.ids, d.recs, nil, nil, true))
+	p := viewParts(t, g)
+	bad := p
+	bad.Nodes++
+	_, err := FromParts(d.k, d.adjust, g.Config(), bad, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	bad = p
+	bad.Upper = nil
+	_, err = FromParts(d.k, d.adjust, g.Config(), bad, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	bad = p
+	bad.Tombstones = []uint32{3}
+	_, err = FromParts(d.k, d.adjust, g.Config(), bad, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	_, err = FromParts(d.k, d.adjust, Config{M: 5}, p, nil)
+	require.ErrorIs(t, err, ErrCorrupt, "another M, another block layout")
+	empty, err := FromParts(d.k, d.adjust, g.Config(), Parts{Upper: []uint32{0}, Entry: NoEntry}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, empty.Len())
+	empty.Detach()
+	require.NoError(t, empty.Insert(1, d.rec(0), 0))
+	require.Equal(t, 1, empty.Len())
+}
+
+// newTestPool is a pool of workers (nil for 0), closed with the test.
+func newTestPool(t testing.TB, workers int) *pool.Pool {
+	if workers == 0 {
+		return nil
+	}
+	p, err := pool.New(pool.Options{Workers: workers})
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// TestCheckIDsOverflow: a part with more ids than its share of the common
+// table checks them in a table of its own, and still finds a repeat.
+func TestCheckIDsOverflow(t *testing.T) {
+	v := &validator{chunks: 2, chunkIDs: make([][idParts][]idSlot, 2), idBits: 3}
+	v.idTable = make([]uint64, idParts<<v.idBits)
+	for i := range 100 {
+		v.chunkIDs[i%2][5] = append(v.chunkIDs[i%2][5], idSlot{id: uint64(i), slot: uint32(i)})
+	}
+	require.NoError(t, v.checkIDs(5))
+	require.NoError(t, v.checkIDs(4))
+	v.chunkIDs[1][5] = append(v.chunkIDs[1][5], idSlot{id: 42, slot: 100})
+	require.ErrorContains(t, v.checkIDs(5), "id 42 is live in slots 42 and 100")
+	v.chunkIDs[0][5] = append(v.chunkIDs[0][5], idSlot{id: 0, slot: 101})
+	require.ErrorContains(t, v.checkIDs(5), "id 0 is live in slots 0 and 101")
+}
