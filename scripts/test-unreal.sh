@@ -39,27 +39,7 @@ logs=$work/logs
 mkdir -p "$logs"
 work=$(cd "$work" && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-start_all=$(date +%s)
-names=() results=() durations=() notes=()
-
-# step NAME FUNCTION: runs FUNCTION in a subshell with errexit, logs its
-# output, and records PASS, FAIL or SKIP (FUNCTION exits 77 to skip).
-step() {
-  local name=$1 fn=$2 t0 rc note
-  t0=$(date +%s)
-  echo "== $name"
-  set +e
-  (set -euo pipefail; "$fn") >"$logs/$name.log" 2>&1
-  rc=$?
-  set -e
-  note=$(grep -E '^NOTE: ' "$logs/$name.log" | sed 's/^NOTE: //' | paste -sd ';' - || true)
-  case $rc in
-  0) results+=(PASS) ;;
-  77) results+=(SKIP) ;;
-  *) results+=(FAIL); tail -n 40 "$logs/$name.log" | sed 's/^/   | /' ;;
-  esac
-  names+=("$name") durations+=($(($(date +%s) - t0))) notes+=("$note")
-}
+source scripts/steps.sh
 
 table_functions() {
   sed -n '/#define ASTRAL_PLUGIN_FUNCTIONS/,/^$/p' "$plugin/Source/AstralPlugin/Private/AstralApi.h" |
@@ -198,11 +178,4 @@ step uht-lint uht_lint
 step scripts scripts
 step measure measure
 
-echo
-echo "test-unreal summary ($(($(date +%s) - start_all)) s; logs in $logs)"
-failed=0
-for i in "${!names[@]}"; do
-  printf '  %-5s %-9s %4ss  %s\n' "${results[$i]}" "${names[$i]}" "${durations[$i]}" "${notes[$i]}"
-  [ "${results[$i]}" != FAIL ] || failed=1
-done
-exit $failed
+summary test-unreal
