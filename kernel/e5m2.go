@@ -17,6 +17,14 @@ func (s Storage) String() string {
 	switch s {
 	case E5M2:
 		return "e5m2"
+	case E4M3:
+		return "e4m3"
+	case Int8:
+		return "int8"
+	case F16:
+		return "f16"
+	case F32:
+		return "f32"
 	}
 	return "unknown"
 }
@@ -24,8 +32,12 @@ func (s Storage) String() string {
 // BytesPerComponent is the stored size of one component of kind s.
 func (s Storage) BytesPerComponent() int {
 	switch s {
-	case E5M2:
+	case E5M2, E4M3, Int8:
 		return 1
+	case F16:
+		return 2
+	case F32:
+		return 4
 	}
 	return 0
 }

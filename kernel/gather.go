@@ -13,7 +13,7 @@ func (k *Kernel) ScanIDs(qp []float32, base []byte, stride int, ids []uint32, ou
 	if len(ids) == 0 {
 		return
 	}
-	if len(qp) < k.dim || len(out) < len(ids) || stride < 1 {
+	if len(qp) < k.qlen || len(out) < len(ids) || stride < 1 {
 		panic("kernel: ScanIDs buffers too short")
 	}
 	// The last record that fits must start at or before limit; uint64

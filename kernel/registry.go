@@ -29,6 +29,41 @@ type Impl struct {
 
 var impls []*Impl
 
+// Funcs are one implementation's kernels for a storage kind other than
+// E5M2 (whose kernels are Impl's own fields). dim is always padded to a
+// multiple of GroupLen and records are zero-padded to it. A nil batch
+// loops over scan; a nil gather scans one record per id.
+type Funcs struct {
+	scan    func(qp []float32, dim int, recs []byte, stride int, out []float32)
+	scan384 func(qp []float32, recs []byte, out []float32)
+	batch   func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
+	gather  func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
+}
+
+// kindFuncs holds the registered Funcs by implementation name and kind;
+// an implementation the CPU cannot run is never registered, so its entries
+// are never looked up.
+var kindFuncs = map[string]map[Storage]*Funcs{}
+
+// registerKind records impl's kernels for kind s (from an init function).
+func registerKind(impl string, s Storage, f *Funcs) {
+	if kindFuncs[impl] == nil {
+		kindFuncs[impl] = map[Storage]*Funcs{}
+	}
+	kindFuncs[impl][s] = f
+}
+
+// funcs returns impl's kernels for s, nil when it has none.
+func (i *Impl) funcs(s Storage) *Funcs {
+	if s == E5M2 {
+		return &Funcs{scan: i.scan, scan384: i.scan384, batch: i.batch, gather: i.gather}
+	}
+	return kindFuncs[i.Name][s]
+}
+
+// Supports reports whether impl has kernels for storage kind s.
+func (i *Impl) Supports(s Storage) bool { return i.funcs(s) != nil }
+
 // register adds an implementation, keeping impls ordered by rank (init
 // order between files is by file name, not by speed).
 func register(i *Impl) {
@@ -67,36 +102,72 @@ const MaxDim = 4096
 // Stride bytes apart, zero-padded, so the record loop never handles a tail.
 type Kernel struct {
 	name   string
+	kind   Storage
 	dim    int // padded to GroupLen
+	qlen   int
 	stride int
 	scan   func(qp []float32, recs []byte, out []float32)
 	batch  func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
 	gather func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
 }
 
-// New returns the kernel of impl for records of dimension dim; a nil impl
-// means Best.
+// New returns the kernel of impl for records of dimension dim and kind s;
+// a nil impl means the fastest implementation that has kernels for s.
 func New(impl *Impl, dim int, s Storage) (*Kernel, error) {
 	if dim < 1 || dim > MaxDim {
 		return nil, ErrDimension
 	}
-	if s != E5M2 {
-		return nil, fmt.Errorf("kernel: storage %v not supported", s)
+	if !s.Valid() {
+		return nil, fmt.Errorf("kernel: storage %d not supported", s)
 	}
 	if impl == nil {
-		impl = Best()
+		for _, i := range impls {
+			if i.Supports(s) {
+				impl = i
+			}
+		}
 	}
-	k := &Kernel{dim: LayoutLen(dim), stride: Stride(dim, s), batch: impl.batch, gather: impl.gather}
-	if dim == 384 && impl.scan384 != nil {
-		k.name = impl.Name + "/fixed384"
-		k.scan = impl.scan384
+	f := impl.funcs(s)
+	if f == nil {
+		return nil, fmt.Errorf("kernel: %s has no %v kernels", impl.Name, s)
+	}
+	pdim := LayoutLen(dim)
+	k := &Kernel{kind: s, dim: pdim, qlen: queryLen(s, pdim), stride: Stride(dim, s), batch: f.batch, gather: f.gather}
+	prefix := impl.Name + "/"
+	if s != E5M2 {
+		prefix += s.String() + "/"
+	}
+	if dim == 384 && f.scan384 != nil {
+		k.name = prefix + "fixed384"
+		k.scan = f.scan384
 	} else {
-		k.name = impl.Name + "/generic"
-		scan, pdim, stride := impl.scan, k.dim, k.stride
+		k.name = prefix + "generic"
+		scan, stride := f.scan, k.stride
 		k.scan = func(qp []float32, recs []byte, out []float32) { scan(qp, pdim, recs, stride, out) }
+	}
+	if k.batch == nil {
+		k.batch = k.batchByScan
 	}
 	return k, nil
 }
+
+// batchByScan is the batch form of an implementation without one: each
+// query scans the records on its own.
+func (k *Kernel) batchByScan(qps []float32, nq, _ int, recs []byte, _ int, _, out []float32) {
+	n := len(out) / nq
+	for q := 0; q < nq; q++ {
+		k.scan(qps[q*k.qlen:(q+1)*k.qlen], recs, out[q*n:(q+1)*n])
+	}
+}
+
+// Storage is the kind of the records the kernel scores.
+func (k *Kernel) Storage() Storage { return k.kind }
+
+// LayoutQuery prepares q (the index's dimension) as this kernel reads it
+// into dst, which holds QueryLen values, and returns dst[:QueryLen]: the
+// canonical lane order (LayoutQuery) for the float kinds, int16 values and
+// their scale for Int8.
+func (k *Kernel) LayoutQuery(dst, q []float32) []float32 { return prepareQuery(k.kind, dst, q) }
 
 // Name says which implementation and form the kernel uses, e.g. "avx2/fixed384".
 func (k *Kernel) Name() string { return k.name }
@@ -105,14 +176,14 @@ func (k *Kernel) Name() string { return k.name }
 func (k *Kernel) Stride() int { return k.stride }
 
 // QueryLen is the length of a laid-out query and of batch scratch.
-func (k *Kernel) QueryLen() int { return k.dim }
+func (k *Kernel) QueryLen() int { return k.qlen }
 
 // Scan scores len(out) consecutive records against the laid-out query qp.
 func (k *Kernel) Scan(qp []float32, recs []byte, out []float32) {
 	if len(out) == 0 {
 		return
 	}
-	if len(qp) < k.dim || len(recs) < len(out)*k.stride {
+	if len(qp) < k.qlen || len(recs) < len(out)*k.stride {
 		panic("kernel: Scan buffers too short")
 	}
 	k.scan(qp, recs, out)
@@ -127,7 +198,7 @@ func (k *Kernel) ScanBatch(qps []float32, nq int, recs []byte, scratch, out []fl
 		return
 	}
 	n := len(out) / nq
-	if nq < 1 || len(out) != n*nq || len(qps) < nq*k.dim || len(scratch) < k.dim || len(recs) < n*k.stride {
+	if nq < 1 || len(out) != n*nq || len(qps) < nq*k.qlen || len(scratch) < k.qlen || len(recs) < n*k.stride {
 		panic("kernel: ScanBatch buffers too short")
 	}
 	k.batch(qps, nq, k.dim, recs, k.stride, scratch, out)
