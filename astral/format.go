@@ -17,9 +17,14 @@ import (
 // throughout. The header's CRC-32C covers the header and the table; each
 // section's covers its bytes.
 
-// FormatVersion is the index file format this library writes and reads.
-// A file of another version fails to load with ErrVersion.
-const FormatVersion = 1
+// FormatVersion is the index file format this library writes. It reads
+// versions oldestFormatVersion to FormatVersion; a file of another version
+// fails to load with ErrVersion. Version 2 added the storage kinds besides
+// E5M2, the scales section and the rerank copy; a version-1 file is a
+// version-2 file without them.
+const FormatVersion = 2
+
+const oldestFormatVersion = 1
 
 const (
 	fileMagic       = "ASTRALIX"
@@ -53,6 +58,11 @@ const (
 	secLevel0     sectionKind = 5 // hnsw: level-0 blocks, blockWords uint32 each
 	secUpper      sectionKind = 6 // hnsw: upper-level words, uint32
 	secMetadata   sectionKind = 7 // "key=value\n" lines, UTF-8; optional
+	secScales     sectionKind = 8 // flat, L2 over a scaled kind: multipliers, float32 per record
+	// The rerank copy (header rerank storage set): a flat index of its own.
+	secRerankIDs     sectionKind = 9  // ids, uint64 per record, its slot order
+	secRerankRecords sectionKind = 10 // records, rerank stride bytes each
+	secRerankAdjust  sectionKind = 11 // adjust values, float32 per record (not for dot)
 )
 
 func (k sectionKind) String() string {
@@ -71,6 +81,14 @@ func (k sectionKind) String() string {
 		return "graph-upper"
 	case secMetadata:
 		return "metadata"
+	case secScales:
+		return "scales"
+	case secRerankIDs:
+		return "rerank-ids"
+	case secRerankRecords:
+		return "rerank-records"
+	case secRerankAdjust:
+		return "rerank-adjust"
 	}
 	return fmt.Sprintf("unknown-%d", uint32(k))
 }
@@ -108,6 +126,8 @@ type header struct {
 	blockWords                  uint32
 	graphFlags                  uint32
 	seed                        uint64
+	rerank                      Storage // 0: no rerank copy
+	rerankFactor                uint32
 	sections                    []section
 }
 
@@ -154,6 +174,8 @@ func (h *header) encode() []byte {
 	le.PutUint32(b[88:], h.blockWords)
 	le.PutUint32(b[92:], h.graphFlags)
 	le.PutUint64(b[96:], h.seed)
+	b[104] = byte(h.rerank)
+	le.PutUint32(b[108:], h.rerankFactor)
 	for i, s := range h.sections {
 		e := b[fixedHeaderLen+i*sectionEntryLen:]
 		le.PutUint32(e[0:], uint32(s.kind))
@@ -216,8 +238,8 @@ func decodeHeader(b []byte) (*header, error) {
 		return nil, errorf(ErrCorrupt, "header checksum %#08x, header says %#08x", got, want)
 	}
 	h := &header{version: le.Uint32(b[8:]), headerLen: uint32(len(b))}
-	if h.version != FormatVersion {
-		return nil, errorf(ErrVersion, "index file format version %d: this library (%s) reads version %d", h.version, Version, FormatVersion)
+	if h.version < oldestFormatVersion || h.version > FormatVersion {
+		return nil, errorf(ErrVersion, "index file format version %d: this library (%s) reads versions %d to %d", h.version, Version, oldestFormatVersion, FormatVersion)
 	}
 	nsec := le.Uint32(b[20:])
 	if nsec > maxSections || len(b) != fixedHeaderLen+sectionEntryLen*int(nsec) {
@@ -232,9 +254,10 @@ func decodeHeader(b []byte) (*header, error) {
 	h.upperWords = le.Uint64(b[80:])
 	h.blockWords, h.graphFlags = le.Uint32(b[88:]), le.Uint32(b[92:])
 	h.seed = le.Uint64(b[96:])
-	for _, c := range b[104:headerCRCOff] {
-		if c != 0 {
-			return nil, errorf(ErrCorrupt, "reserved header bytes 104..123 are not zero")
+	h.rerank, h.rerankFactor = Storage(b[104]), le.Uint32(b[108:])
+	for i, c := range b[105:headerCRCOff] {
+		if c != 0 && (i+105 < 108 || i+105 >= 112) {
+			return nil, errorf(ErrCorrupt, "reserved header bytes 105..107, 112..123 are not zero")
 		}
 	}
 	if err := h.checkFields(); err != nil {
@@ -276,8 +299,16 @@ func (h *header) checkFields() error {
 	default:
 		return errorf(ErrCorrupt, "unknown metric %d", h.metric)
 	}
-	if h.storage != E5M2 {
+	if !h.storage.Valid() {
 		return errorf(ErrCorrupt, "unknown storage %d", h.storage)
+	}
+	switch {
+	case h.rerank == 0 && h.rerankFactor != 0:
+		return errorf(ErrCorrupt, "rerank factor %d without a rerank copy", h.rerankFactor)
+	case h.rerank != 0 && h.rerank != F16 && h.rerank != F32:
+		return errorf(ErrCorrupt, "rerank storage %d: want f16 or f32", h.rerank)
+	case h.rerank != 0 && (h.rerankFactor < 1 || h.rerankFactor > MaxRerankFactor):
+		return errorf(ErrCorrupt, "rerank factor %d: want 1 to %d", h.rerankFactor, MaxRerankFactor)
 	}
 	if want := kernel.Stride(int(h.dim), h.storage); h.stride != uint32(want) {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.stride, h.dim, want)
@@ -312,8 +343,9 @@ func (h *header) checkFields() error {
 	switch {
 	case h.slots > maxGraphNodes:
 		return errorf(ErrCorrupt, "absurd count: %d graph nodes (at most %d)", h.slots, uint64(maxGraphNodes))
-	case h.blockWords != uint32(hnsw.BlockWords(int(h.stride), int(h.m))):
-		return errorf(ErrCorrupt, "level-0 block of %d words, stride %d and M %d make %d", h.blockWords, h.stride, h.m, hnsw.BlockWords(int(h.stride), int(h.m)))
+	case h.blockWords != uint32(hnsw.BlockWords(int(h.stride), int(h.m), adjustOf(h.metric, h.storage))):
+		return errorf(ErrCorrupt, "level-0 block of %d words, stride %d and M %d make %d", h.blockWords, h.stride, h.m,
+			hnsw.BlockWords(int(h.stride), int(h.m), adjustOf(h.metric, h.storage)))
 	case h.upperWords < 1 || h.upperWords > math.MaxUint32:
 		return errorf(ErrCorrupt, "absurd count: %d upper-level words", h.upperWords)
 	case h.graphFlags&^graphKeepPruned != 0:
@@ -329,13 +361,23 @@ func (h *header) checkSections() error {
 	if h.structure == KindFlat {
 		want[secIDs] = h.count * 8
 		want[secRecords] = h.count * uint64(h.stride)
-		if h.metric != Dot {
+		if a := adjustOf(h.metric, h.storage); a != flat.AdjustNone {
 			want[secAdjust] = h.count * 4
+		}
+		if adjustOf(h.metric, h.storage) == flat.AdjustScaleSubtract {
+			want[secScales] = h.count * 4
 		}
 	} else {
 		want[secTombstones] = (h.slots - h.count) * 4
 		want[secLevel0] = h.slots * uint64(h.blockWords) * 4
 		want[secUpper] = h.upperWords * 4
+	}
+	if h.rerank != 0 {
+		want[secRerankIDs] = h.count * 8
+		want[secRerankRecords] = h.count * uint64(kernel.Stride(int(h.dim), h.rerank))
+		if h.metric != Dot {
+			want[secRerankAdjust] = h.count * 4
+		}
 	}
 	for _, s := range h.sections {
 		n, needed := want[s.kind]
@@ -353,7 +395,7 @@ func (h *header) checkSections() error {
 			return errorf(ErrCorrupt, "section %v does not belong in a %v index file", s.kind, h.structure)
 		}
 	}
-	for k := secIDs; k <= secUpper; k++ {
+	for k := secIDs; k <= secRerankAdjust && len(want) > 0; k++ {
 		if _, missing := want[k]; missing {
 			return errorf(ErrCorrupt, "section %v is missing", k)
 		}
@@ -361,13 +403,18 @@ func (h *header) checkSections() error {
 	return nil
 }
 
-// adjustOf is the per-record adjustment a metric uses.
-func adjustOf(m Metric) flat.Adjust {
-	switch m {
-	case Cosine:
-		return flat.AdjustScale
-	case L2:
+// adjustOf is the per-record adjustment a metric uses over records of
+// kind s: a per-vector scale multiplies dot products and L2 keys.
+func adjustOf(m Metric, s Storage) flat.Adjust {
+	switch {
+	case m == Cosine:
+		return flat.AdjustScale // 1/|x|, in which the scale cancels
+	case m == L2 && s.Scaled():
+		return flat.AdjustScaleSubtract
+	case m == L2:
 		return flat.AdjustSubtract
+	case s.Scaled():
+		return flat.AdjustScale
 	}
 	return flat.AdjustNone
 }

@@ -44,6 +44,10 @@ type Index struct {
 	efSearch atomic.Int32
 	flat     *flat.Index
 	graph    *hnsw.Graph
+	// rerank is the second copy of every vector (Config.Rerank), scored by
+	// rkern; nil without one. Guarded like flat.
+	rerank *flat.Index
+	rkern  *kernel.Kernel
 
 	// While a background build runs, writes also go to pending, replayed
 	// into the graph before the switch.
@@ -64,9 +68,9 @@ const parallelBuildMin = 256
 
 // pendingOp is one write made during a background build.
 type pendingOp struct {
-	id     uint64
-	rec    []byte // nil for a removal
-	adjust float32
+	id            uint64
+	rec           []byte // nil for a removal
+	adjust, scale float32
 }
 
 // queryCtx is the scratch of one query in flight.
@@ -76,6 +80,12 @@ type queryCtx struct {
 	q      []float32 // one query, normalized or scaled
 	counts [MaxBatch]int
 	qnorm  [MaxBatch]float32 // |q|^2 for L2
+	// Reranking: the candidates, the query laid out for the rerank
+	// kernel and its scratch; allocated on the first reranked query.
+	cands  []Result
+	rqs    [MaxBatch][]float32
+	rslots []uint32
+	rscore []float32
 }
 
 // NewIndex creates an empty index. rt may be nil: queries then run serially.
@@ -99,8 +109,14 @@ func NewIndex(rt *Runtime, opts ...Option) (*Index, error) {
 	if err != nil {
 		return nil, errorf(ErrInvalidArgument, "%v", err)
 	}
-	adjust := map[Metric]flat.Adjust{Cosine: flat.AdjustScale, Dot: flat.AdjustNone, L2: flat.AdjustSubtract}[c.Metric]
+	adjust := adjustOf(c.Metric, c.Storage)
 	x := &Index{cfg: c, rt: rt, adjust: adjust, kern: k}
+	if c.Rerank != 0 {
+		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
+			return nil, errorf(ErrInvalidArgument, "%v", err)
+		}
+		x.rerank = flat.New(x.rkern, adjustOf(c.Metric, c.Rerank))
+	}
 	x.efSearch.Store(int32(c.EfSearch))
 	if c.Kind == KindHNSW {
 		if x.graph, err = x.newGraph(); err != nil {
@@ -137,6 +153,11 @@ func (x *Index) Len() int {
 func (x *Index) has(id uint64) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	return x.hasLocked(id)
+}
+
+// hasLocked is has with mu held (or the index not yet shared).
+func (x *Index) hasLocked(id uint64) bool {
 	if x.graph != nil {
 		return x.graph.Has(id)
 	}
@@ -173,25 +194,25 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	// Encode outside the lock: queries keep running meanwhile.
 	stride := x.kern.Stride()
 	recs := make([]byte, len(ids)*stride)
-	bias := make([]float32, len(ids))
+	bias, scales := make([]float32, len(ids)), make([]float32, len(ids))
 	row := make([]float32, dim)
-	var nb normBuffers
+	var nb, rnb normBuffers
+	var rrecs []byte
+	var rbias []float32
+	if x.rerank != nil {
+		rrecs, rbias = make([]byte, len(ids)*x.rkern.Stride()), make([]float32, len(ids))
+	}
 	for i := range ids {
 		copy(row, vectors[i*dim:(i+1)*dim])
 		if x.cfg.Metric == Cosine {
 			normalize(row)
 		}
 		rec := recs[i*stride : (i+1)*stride]
-		kernel.EncodeE5M2Slice(rec, row)
-		switch x.cfg.Metric {
-		case Cosine:
-			// Score against the stored vector's own length: quantizing moves
-			// |x| off 1 by ~0.5 %, as much as the gaps between neighbours.
-			if n2 := x.squaredNorm(&nb, rec); n2 > 0 {
-				bias[i] = float32(1 / math.Sqrt(float64(n2)))
-			}
-		case L2:
-			bias[i] = x.squaredNorm(&nb, rec)
+		bias[i], scales[i] = x.adjustValues(&nb, x.kern, rec, kernel.Encode(x.cfg.Storage, rec, row))
+		if x.rerank != nil {
+			rs := x.rkern.Stride()
+			rrec := rrecs[i*rs : (i+1)*rs]
+			rbias[i], _ = x.adjustValues(&rnb, x.rkern, rrec, kernel.Encode(x.cfg.Rerank, rrec, row))
 		}
 	}
 	x.writeMu.Lock()
@@ -203,6 +224,18 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		}
 	}
 	x.mu.Lock()
+	if x.rerank != nil {
+		// Its own lock would let a query see a vector in one copy and not
+		// the other; the copy is small next to a graph insert.
+		x.rerank.Reserve(len(ids))
+		for i, id := range ids {
+			rs := x.rkern.Stride()
+			if err := x.rerank.Add(id, rrecs[i*rs:(i+1)*rs], rbias[i]); err != nil {
+				x.mu.Unlock()
+				return err // unreachable: ids were checked under writeMu
+			}
+		}
+	}
 	if g := x.graph; g != nil {
 		// The graph takes inserts beside running queries.
 		x.mu.Unlock()
@@ -211,18 +244,21 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		if len(ids) >= parallelBuildMin {
 			// A deterministic parallel build on the runtime's workers: the
 			// same graph whatever the thread count.
-			adj := bias
+			adj, mul := bias, scales
 			if x.adjust == flat.AdjustNone {
 				adj = nil
 			}
-			if err := g.Build(ids, recs, adj, x.rt.workers(), true); err != nil {
+			if x.adjust != flat.AdjustScaleSubtract {
+				mul = nil
+			}
+			if err := g.BuildScaled(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
 				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
 			}
 			return nil
 		}
 		g.Reserve(len(ids))
 		for i, id := range ids {
-			if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i]); err != nil {
+			if err := g.InsertScaled(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
 				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
 			}
 		}
@@ -230,20 +266,20 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.flat.Reserve(len(ids))
 	for i, id := range ids {
-		if err := x.flat.Add(id, recs[i*stride:(i+1)*stride], bias[i]); err != nil {
+		if err := x.flat.AddScaled(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
 			x.mu.Unlock()
 			return err // unreachable: ids were checked under writeMu
 		}
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i]})
+			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i], scale: scales[i]})
 		}
 	}
 	grow := x.cfg.Kind == KindAuto && !x.building && x.flat.RecordBytes() > x.cfg.FlatLimitBytes
 	if grow {
 		x.building = true
-		ids, recs, adj := x.flat.Snapshot()
+		ids, recs, adj, scales := x.flat.Snapshot()
 		x.bg.Add(1)
-		go x.switchToGraph(ids, recs, adj)
+		go x.switchToGraph(ids, recs, adj, scales)
 	}
 	x.mu.Unlock()
 	return nil
@@ -251,11 +287,11 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 
 // switchToGraph builds the graph from a snapshot of the flat index while
 // queries go on, replays the writes made meanwhile, then swaps.
-func (x *Index) switchToGraph(ids []uint64, recs []byte, adj []float32) {
+func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) {
 	defer x.bg.Done()
 	g, err := x.newGraph()
 	if err == nil {
-		err = g.Build(ids, recs, adj, x.rt.workers(), true)
+		err = g.BuildScaled(ids, recs, adj, scales, x.rt.workers(), true)
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
@@ -266,7 +302,7 @@ func (x *Index) switchToGraph(ids []uint64, recs []byte, adj []float32) {
 			if op.rec == nil {
 				err = g.Delete(op.id)
 			} else {
-				err = g.Insert(op.id, op.rec, op.adjust)
+				err = g.InsertScaled(op.id, op.rec, op.adjust, op.scale)
 			}
 			if err != nil {
 				break
@@ -290,16 +326,37 @@ type normBuffers struct {
 	out     [1]float32
 }
 
-// squaredNorm is |x|^2 of a stored record, computed by the kernel in the
-// canonical order so norms, like scores, are the same bits on every CPU.
-func (x *Index) squaredNorm(b *normBuffers, rec []byte) float32 {
-	k := x.kern
+// squaredNorm is |x|^2 of a record k stores, in k's units (see
+// kernel.DecodeUnits), computed by the kernel in the canonical order so
+// norms, like scores, are the same bits on every CPU.
+func (x *Index) squaredNorm(b *normBuffers, k *kernel.Kernel, rec []byte) float32 {
 	if b.dec == nil {
 		b.dec, b.qp = make([]float32, x.cfg.Dim), make([]float32, k.QueryLen())
 	}
-	kernel.DecodeE5M2Slice(b.dec, rec[:x.cfg.Dim])
-	k.Scan(kernel.LayoutQuery(b.qp, b.dec), rec, b.out[:])
+	kernel.DecodeUnits(k.Storage(), b.dec, rec)
+	k.Scan(k.LayoutQuery(b.qp, b.dec), rec, b.out[:])
 	return b.out[0]
+}
+
+// adjustValues returns a record's Adjust value and multiplier (see
+// adjustOf) from its encoding factor f.
+func (x *Index) adjustValues(b *normBuffers, k *kernel.Kernel, rec []byte, f float32) (bias, scale float32) {
+	switch x.cfg.Metric {
+	case Cosine:
+		// Score against the stored vector's own length: quantizing moves
+		// |x| off 1 by ~0.5 %, as much as the gaps between neighbours.
+		if n2 := x.squaredNorm(b, k, rec); n2 > 0 {
+			return float32(1 / math.Sqrt(float64(n2))), 1
+		}
+		return 0, 1
+	case L2:
+		n2 := x.squaredNorm(b, k, rec)
+		if k.Storage().Scaled() {
+			return float32(float32(f*f) * n2), f
+		}
+		return n2, 1
+	}
+	return f, 1
 }
 
 // normalize scales v to unit length; a zero vector stays zero.
@@ -333,6 +390,14 @@ func (x *Index) Remove(ids ...uint64) error {
 		}
 	}
 	x.mu.Lock()
+	if x.rerank != nil {
+		for _, id := range ids {
+			if err := x.rerank.Remove(id); err != nil {
+				x.mu.Unlock()
+				return err // unreachable: ids were checked under writeMu
+			}
+		}
+	}
 	if g := x.graph; g != nil {
 		x.mu.Unlock()
 		x.mu.RLock()
@@ -411,7 +476,43 @@ func (x *Index) prepare(c *queryCtx, buf []float32, j int, q []float32) {
 		c.qnorm[j] = float32(s)
 	}
 	ql := x.kern.QueryLen()
-	kernel.LayoutQuery(buf[j*ql:(j+1)*ql], c.q)
+	x.kern.LayoutQuery(buf[j*ql:(j+1)*ql], c.q)
+}
+
+// prepareRerank lays the query prepare made last out for the rerank copy,
+// as query j.
+func (x *Index) prepareRerank(c *queryCtx, j int) {
+	if x.rerank == nil {
+		return
+	}
+	if c.rqs[j] == nil {
+		c.rqs[j] = make([]float32, x.rkern.QueryLen())
+	}
+	x.rkern.LayoutQuery(c.rqs[j], c.q)
+}
+
+// candidates is how many results a query of k keeps before reranking.
+func (x *Index) candidates(k int) int {
+	if x.rerank == nil {
+		return k
+	}
+	return min(k*x.cfg.RerankFactor, MaxK)
+}
+
+// candBuffer returns room for nq queries' candidates of kc each.
+func (c *queryCtx) candBuffer(nq, kc int) []Result {
+	if cap(c.cands) < nq*kc {
+		c.cands = make([]Result, MaxBatch*MaxK)
+		c.rslots, c.rscore = make([]uint32, MaxK), make([]float32, MaxK)
+	}
+	return c.cands[:nq*kc]
+}
+
+// rescore scores query j's candidates against the rerank copy and writes
+// the k best, best first, to dst; it returns how many.
+func (x *Index) rescore(c *queryCtx, j int, cands []Result, dst []Result) int {
+	x.rerank.Rescore(c.rqs[j], cands, c.rslots, c.rscore)
+	return copy(dst, cands)
 }
 
 // finish turns L2 keys into distances, keeping the order by distance, then id.
@@ -448,13 +549,23 @@ func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
 	c := x.getCtx()
 	defer x.putCtx(c)
 	x.mu.RLock()
+	kc, out := k, dst
+	if x.rerank != nil {
+		kc = x.candidates(k)
+		out = c.candBuffer(1, kc)
+	}
 	if g := x.graph; g != nil {
 		buf := c.graphSearcher().QueryBuffer(g)
 		x.prepare(c, buf, 0, q)
-		c.counts[0] = len(g.Search(c.hs, buf, k, x.ef(k), dst[:0]))
+		x.prepareRerank(c, 0)
+		c.counts[0] = len(g.Search(c.hs, buf, kc, x.ef(kc), out[:0]))
 	} else {
 		x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
-		x.flat.Search(c.s, x.rt.workers(), 1, k, dst, c.counts[:1])
+		x.prepareRerank(c, 0)
+		x.flat.Search(c.s, x.rt.workers(), 1, kc, out, c.counts[:1])
+	}
+	if x.rerank != nil {
+		c.counts[0] = x.rescore(c, 0, out[:c.counts[0]], dst[:k])
 	}
 	x.mu.RUnlock()
 	res := dst[:c.counts[0]]
@@ -506,24 +617,37 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 	dst = dst[:nq*k]
 	c := x.getCtx()
 	defer x.putCtx(c)
+	kc := x.candidates(k)
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
 		x.mu.RLock()
+		out := dst[lo*k:]
+		if x.rerank != nil {
+			out = c.candBuffer(m, kc)
+		}
 		if g := x.graph; g != nil {
 			// A graph walk reads few records: nothing to share between queries.
 			buf := c.graphSearcher().QueryBuffer(g)
+			var qnorms [MaxBatch]float32
 			for j := 0; j < m; j++ {
 				x.prepare(c, buf, 0, queries[(lo+j)*dim:(lo+j+1)*dim])
-				c.qnorm[j] = c.qnorm[0]
-				out := dst[(lo+j)*k : (lo+j)*k : (lo+j+1)*k]
-				c.counts[j] = len(g.Search(c.hs, buf, k, x.ef(k), out))
+				x.prepareRerank(c, j)
+				qnorms[j] = c.qnorm[0] // the next prepare overwrites it
+				c.counts[j] = len(g.Search(c.hs, buf, kc, x.ef(kc), out[j*kc:j*kc:(j+1)*kc]))
 			}
+			c.qnorm = qnorms
 		} else {
 			buf := c.s.QueryBuffer(x.flat, m)
 			for j := 0; j < m; j++ {
 				x.prepare(c, buf, j, queries[(lo+j)*dim:(lo+j+1)*dim])
+				x.prepareRerank(c, j)
 			}
-			x.flat.Search(c.s, x.rt.workers(), m, k, dst[lo*k:], c.counts[:m])
+			x.flat.Search(c.s, x.rt.workers(), m, kc, out, c.counts[:m])
+		}
+		if x.rerank != nil {
+			for j := 0; j < m; j++ {
+				c.counts[j] = x.rescore(c, j, out[j*kc:j*kc+c.counts[j]], dst[(lo+j)*k:(lo+j+1)*k])
+			}
 		}
 		x.mu.RUnlock()
 		for j := 0; j < m; j++ {
@@ -554,15 +678,27 @@ func (x *Index) Stats() Stats {
 	s := Stats{Dim: x.cfg.Dim, Metric: x.cfg.Metric, Storage: x.cfg.Storage, Kernel: x.kern.Name(), Participants: 1}
 	perRecord := x.kern.Stride() + 8 // record and id
 	if x.adjust != flat.AdjustNone {
-		perRecord += 4 // the per-record norm
+		perRecord += 4 // the per-record norm or scale
+	}
+	if x.adjust == flat.AdjustScaleSubtract {
+		perRecord += 4 // both
+	}
+	var rerankBytes int64
+	var rerankPer float64
+	if x.rerank != nil {
+		rerankBytes = int64(x.rerank.Bytes())
+		rerankPer = float64(x.rkern.Stride() + 8) // record and id
+		if x.rerank.Adjust() != flat.AdjustNone {
+			rerankPer += 4
+		}
 	}
 	if g := x.graph; g != nil {
-		s.Len, s.Kind, s.Bytes = g.Len(), KindHNSW, int64(g.Bytes())
-		s.BytesPerVector = g.BytesPerVector()
+		s.Len, s.Kind, s.Bytes = g.Len(), KindHNSW, int64(g.Bytes())+rerankBytes
+		s.BytesPerVector = g.BytesPerVector() + rerankPer
 		return s
 	}
-	s.Len, s.Kind, s.Bytes = x.flat.Len(), KindFlat, int64(x.flat.Bytes())
+	s.Len, s.Kind, s.Bytes = x.flat.Len(), KindFlat, int64(x.flat.Bytes())+rerankBytes
 	s.Participants = x.flat.Participants(x.rt.workers())
-	s.BytesPerVector = float64(perRecord)
+	s.BytesPerVector = float64(perRecord) + rerankPer
 	return s
 }

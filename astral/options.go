@@ -59,8 +59,27 @@ func (k Kind) String() string {
 // Storage is the stored kind of a component.
 type Storage = kernel.Storage
 
-// E5M2 is the default storage: one byte per component.
-const E5M2 = kernel.E5M2
+// The storage kinds (see the README's "Choosing a storage kind").
+const (
+	// E5M2 is the default: one byte per component, no scale.
+	E5M2 = kernel.E5M2
+	// E4M3 is one byte per component with a per-vector scale.
+	E4M3 = kernel.E4M3
+	// Int8 is one signed byte per component with a per-vector scale: the
+	// most accurate one-byte kind, scored with exact integer arithmetic.
+	Int8 = kernel.Int8
+	// F16 is two bytes per component.
+	F16 = kernel.F16
+	// F32 is four bytes per component: exact.
+	F32 = kernel.F32
+)
+
+// DefaultRerankFactor is how many candidates per result a reranking index
+// rescores unless WithRerank says otherwise.
+const DefaultRerankFactor = 4
+
+// MaxRerankFactor bounds the rerank factor.
+const MaxRerankFactor = 64
 
 // DefaultFlatLimitBytes is where an auto index stops scanning exactly: 16 MiB
 // of records, about 43,690 vectors of 384 E5M2 components.
@@ -79,6 +98,11 @@ type Config struct {
 	// HNSW: links per node (2·M on level 0), candidates kept while
 	// inserting, and while searching (at least k is always used).
 	M, EfConstruction, EfSearch int
+	// Rerank is the kind of a second copy of every vector (F16 or F32; 0
+	// for none): a query then keeps k·RerankFactor candidates from the
+	// compact records and returns the k best by their scores against it.
+	Rerank       Storage
+	RerankFactor int
 }
 
 // DefaultEfSearch is the HNSW search breadth unless WithEfSearch says otherwise.
@@ -108,6 +132,19 @@ func WithKind(k Kind) Option { return func(c *Config) { c.Kind = k } }
 // WithStorage sets the stored kind; the default is E5M2.
 func WithStorage(s Storage) Option { return func(c *Config) { c.Storage = s } }
 
+// WithRerank keeps a second copy of every vector in s (F16 or F32) and has
+// each query rescore its factor·k best candidates against it (factor 1 to
+// MaxRerankFactor; 0 means DefaultRerankFactor). Results then carry the
+// exact scores of that copy.
+func WithRerank(s Storage, factor int) Option {
+	return func(c *Config) {
+		if factor == 0 {
+			factor = DefaultRerankFactor
+		}
+		c.Rerank, c.RerankFactor = s, factor
+	}
+}
+
 // WithFlatLimitBytes sets where KindAuto leaves exact search.
 func WithFlatLimitBytes(n int64) Option { return func(c *Config) { c.FlatLimitBytes = n } }
 
@@ -128,8 +165,16 @@ func (c *Config) validate() error {
 	default:
 		return errorf(ErrInvalidArgument, "unknown index kind %d", c.Kind)
 	}
-	if c.Storage != E5M2 {
+	if !c.Storage.Valid() {
 		return errorf(ErrInvalidArgument, "unknown storage %d", c.Storage)
+	}
+	switch {
+	case c.Rerank == 0 && c.RerankFactor != 0:
+		return errorf(ErrInvalidArgument, "rerank factor %d without a rerank storage", c.RerankFactor)
+	case c.Rerank != 0 && c.Rerank != F16 && c.Rerank != F32:
+		return errorf(ErrInvalidArgument, "rerank storage %v: want f16 or f32", c.Rerank)
+	case c.Rerank != 0 && (c.RerankFactor < 1 || c.RerankFactor > MaxRerankFactor):
+		return errorf(ErrInvalidArgument, "rerank factor %d: want 1 to %d", c.RerankFactor, MaxRerankFactor)
 	}
 	if c.M < 2 || c.M > hnsw.MaxM {
 		return errorf(ErrInvalidArgument, "M %d: want 2 to %d", c.M, hnsw.MaxM)

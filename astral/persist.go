@@ -165,7 +165,23 @@ func (x *Index) newHeader(structure Kind) *header {
 	c := x.cfg
 	return &header{version: FormatVersion, dim: uint32(c.Dim), metric: c.Metric, kind: c.Kind, structure: structure,
 		storage: c.Storage, stride: uint32(x.kern.Stride()), m: uint32(c.M), efConstruction: uint32(c.EfConstruction),
-		efSearch: uint32(x.efSearch.Load()), flatLimit: uint64(c.FlatLimitBytes), entry: hnsw.NoEntry}
+		efSearch: uint32(x.efSearch.Load()), flatLimit: uint64(c.FlatLimitBytes), entry: hnsw.NoEntry,
+		rerank: c.Rerank, rerankFactor: uint32(c.RerankFactor)}
+}
+
+// rerankSections returns the rerank copy's sections and their bytes.
+func (x *Index) rerankSections() ([]section, [][]byte) {
+	if x.rerank == nil {
+		return nil, nil
+	}
+	recs, ids, bias := x.rerank.Parts()
+	secs := []section{{kind: secRerankIDs}, {kind: secRerankRecords}}
+	bufs := [][]byte{bytesOf(ids), recs}
+	if x.rerank.Adjust() != flat.AdjustNone {
+		secs = append(secs, section{kind: secRerankAdjust})
+		bufs = append(bufs, bytesOf(bias))
+	}
+	return secs, bufs
 }
 
 func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
@@ -174,10 +190,16 @@ func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
 	h.count, h.slots = uint64(len(ids)), uint64(len(ids))
 	bufs := [][]byte{bytesOf(ids), recs}
 	h.sections = []section{{kind: secIDs}, {kind: secRecords}}
-	if x.cfg.Metric != Dot {
+	if x.adjust != flat.AdjustNone {
 		bufs = append(bufs, bytesOf(bias))
 		h.sections = append(h.sections, section{kind: secAdjust})
 	}
+	if x.adjust == flat.AdjustScaleSubtract {
+		bufs = append(bufs, bytesOf(x.flat.Scales()))
+		h.sections = append(h.sections, section{kind: secScales})
+	}
+	rs, rb := x.rerankSections()
+	h.sections, bufs = append(h.sections, rs...), append(bufs, rb...)
 	bufs = append(bufs, metadata)
 	h.sections = append(h.sections, section{kind: secMetadata, flags: sectionOptional})
 	for i, c := range checksums(x.rt.workers(), bufs) {
@@ -230,8 +252,13 @@ func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (in
 		{kind: secTombstones, length: uint64(len(tomb)), crc: crc32Update(0, tomb)},
 		{kind: secLevel0, length: uint64(n) * uint64(bw) * 4, crc: crc0},
 		{kind: secUpper, length: uint64(len(upper)), crc: crc32Update(0, upper)},
-		{kind: secMetadata, flags: sectionOptional, length: uint64(len(metadata)), crc: crc32Update(0, metadata)},
 	}
+	rs, rb := x.rerankSections()
+	for i, c := range checksums(x.rt.workers(), rb) {
+		rs[i].length, rs[i].crc = uint64(len(rb[i])), c
+	}
+	h.sections = append(h.sections, rs...)
+	h.sections = append(h.sections, section{kind: secMetadata, flags: sectionOptional, length: uint64(len(metadata)), crc: crc32Update(0, metadata)})
 	h.layout()
 	w, err := open(int64(h.fileLen()))
 	if err != nil {
@@ -246,6 +273,10 @@ func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (in
 	fw.pad()
 	fw.write(upper)
 	fw.pad()
+	for _, b := range rb {
+		fw.write(b)
+		fw.pad()
+	}
 	fw.write(metadata)
 	fw.pad()
 	return int64(fw.off), fw.err
@@ -534,7 +565,8 @@ func readError(err error, what string) error {
 // checkLevel0, which the graph's check computes as it goes.
 func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, error) {
 	c := Config{Dim: int(h.dim), Metric: h.metric, Kind: h.kind, Storage: h.storage, FlatLimitBytes: int64(h.flatLimit),
-		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch)}
+		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch),
+		Rerank: h.rerank, RerankFactor: int(h.rerankFactor)}
 	if err := c.validate(); err != nil {
 		return nil, errorf(ErrCorrupt, "options: %v", err)
 	}
@@ -542,7 +574,7 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 	if err != nil {
 		return nil, errorf(ErrCorrupt, "options: %v", err)
 	}
-	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric), kern: k}
+	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
 	x.efSearch.Store(int32(c.EfSearch))
 	sec := func(kind sectionKind) []byte {
 		for i, s := range h.sections {
@@ -552,24 +584,40 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 		}
 		return nil
 	}
-	if h.structure == KindFlat {
+	if c.Rerank != 0 {
+		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
+			return nil, errorf(ErrCorrupt, "options: %v", err)
+		}
+		ra := adjustOf(c.Metric, c.Rerank)
 		var bias []float32
+		if ra != flat.AdjustNone {
+			bias = wordsOf[float32](sec(secRerankAdjust))
+		}
+		if x.rerank, err = flat.FromParts(x.rkern, ra, sec(secRerankRecords), wordsOf[uint64](sec(secRerankIDs)), bias); err != nil {
+			return nil, errorf(ErrCorrupt, "rerank copy: %v", err)
+		}
+	}
+	if h.structure == KindFlat {
+		var bias, scales []float32
 		if x.adjust != flat.AdjustNone {
 			bias = wordsOf[float32](sec(secAdjust))
 		}
-		f, err := flat.FromParts(k, x.adjust, sec(secRecords), wordsOf[uint64](sec(secIDs)), bias)
+		if x.adjust == flat.AdjustScaleSubtract {
+			scales = wordsOf[float32](sec(secScales))
+		}
+		f, err := flat.FromPartsScaled(k, x.adjust, sec(secRecords), wordsOf[uint64](sec(secIDs)), bias, scales)
 		if err != nil {
 			return nil, errorf(ErrCorrupt, "%v", err)
 		}
 		x.flat = f
-		return x, nil
+		return x, x.checkRerankIDs()
 	}
 	parts := hnsw.Parts{Nodes: int(h.slots), Level0: wordsOf[uint32](sec(secLevel0)), Upper: wordsOf[uint32](sec(secUpper)),
 		Entry: h.entry, Tombstones: wordsOf[uint32](sec(secTombstones))}
 	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.seed, KeepPruned: h.graphFlags&graphKeepPruned != 0}
 	var crcs chunkCRCs
 	if checkLevel0 {
-		per := hnsw.ChunkNodes(int(h.stride), c.M)
+		per := hnsw.ChunkNodes(int(h.stride), c.M, x.adjust)
 		chunks := (int(h.slots) + per - 1) / per
 		crcs.crcs, crcs.lens = make([]uint32, chunks), make([]int64, chunks)
 		parts.Visit = crcs.visit
@@ -592,7 +640,23 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 	// The tombstones were checked against the deleted nodes, and their
 	// number against the header's counts: the graph holds count live nodes.
 	x.graph = g
-	return x, nil
+	return x, x.checkRerankIDs()
+}
+
+// checkRerankIDs checks that the rerank copy holds exactly the index's ids
+// (a query looks every candidate up in it). The counts are equal (the
+// header's), and both sides' ids are distinct, so one direction suffices.
+func (x *Index) checkRerankIDs() error {
+	if x.rerank == nil {
+		return nil
+	}
+	_, ids, _ := x.rerank.Parts()
+	for _, id := range ids {
+		if !x.hasLocked(id) {
+			return errorf(ErrCorrupt, "rerank copy holds id %d, which the index does not", id)
+		}
+	}
+	return nil
 }
 
 // mapping is a file OpenFile mapped; the index reads its sections in place
@@ -677,6 +741,9 @@ func (x *Index) ownMemory() {
 		x.mu.Lock()
 		x.flat.Detach()
 	}
+	if x.rerank != nil {
+		x.rerank.Detach()
+	}
 	x.mapped = nil
 	x.mu.Unlock()
 	m.release()
@@ -703,6 +770,9 @@ func (x *Index) Close() error {
 		x.graph, _ = x.newGraph()
 	} else {
 		x.flat = flat.New(x.kern, x.adjust)
+	}
+	if x.rerank != nil {
+		x.rerank = flat.New(x.rkern, x.rerank.Adjust())
 	}
 	x.pending = nil
 	m := x.mapped

@@ -20,12 +20,15 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 	dotFile := saved(t, testIndex(t, nil, KindAuto, Dot, 5, 4))
 	graphFile := saved(t, testIndex(t, nil, KindHNSW, L2, 30, 8, WithHNSW(2, 8)))
 	emptyGraph := saved(t, testIndex(t, nil, KindHNSW, Cosine, 0, 4, WithHNSW(2, 8)))
+	int8File := saved(t, testIndex(t, nil, KindFlat, L2, 9, 8, WithStorage(Int8), WithRerank(F16, 2)))
+	e4m3Graph := saved(t, testIndex(t, nil, KindHNSW, L2, 20, 8, WithHNSW(2, 8), WithStorage(E4M3), WithRerank(F32, 3)))
 	seeds := map[string][]byte{
 		"flat-cosine": flatFile, "auto-dot": dotFile, "hnsw-l2": graphFile, "hnsw-empty": emptyGraph,
+		"flat-int8-l2-rerank": int8File, "hnsw-e4m3-l2-rerank": e4m3Graph,
 		"flat-truncated":  flatFile[:len(flatFile)/2],
 		"hnsw-truncated":  graphFile[:len(graphFile)-100],
 		"hnsw-bitflip":    flipped(graphFile, len(graphFile)/2),
-		"flat-version-2":  forge(flatFile, func(b []byte) { put32(b, 8, 2) }),
+		"flat-version-99": forge(flatFile, func(b []byte) { put32(b, 8, 99) }),
 		"hnsw-big-endian": forge(graphFile, func(b []byte) { binary.BigEndian.PutUint32(b[12:], endianMark) }),
 		"hnsw-bad-link": forge(graphFile, func(b []byte) {
 			h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])

@@ -331,6 +331,9 @@ func smallFiles(t testing.TB) map[string][]byte {
 	return map[string][]byte{
 		"flat": saved(t, testIndex(t, nil, KindFlat, Cosine, 40, 8)),
 		"hnsw": saved(t, testIndex(t, nil, KindHNSW, L2, 60, 8, WithHNSW(4, 20))),
+		// The version-2 sections: scales, rerank copy, a block multiplier.
+		"flat-int8-l2-rerank": saved(t, testIndex(t, nil, KindFlat, L2, 30, 8, WithStorage(Int8), WithRerank(F16, 2))),
+		"hnsw-e4m3-l2-rerank": saved(t, testIndex(t, nil, KindHNSW, L2, 40, 8, WithHNSW(4, 20), WithStorage(E4M3), WithRerank(F32, 3))),
 	}
 }
 
@@ -567,7 +570,7 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 // big-endian file is ErrVersion, every way and for InspectFile.
 func TestWrongVersion(t *testing.T) {
 	for name, file := range smallFiles(t) {
-		for _, v := range []uint32{0, 2, 1 << 31} {
+		for _, v := range []uint32{0, FormatVersion + 1, 1 << 31} {
 			t.Run(fmt.Sprintf("%s/version %d", name, v), func(t *testing.T) {
 				bad := forge(file, func(b []byte) { put32(b, 8, v) })
 				mustFail(t, bad, ErrVersion, "version")
@@ -583,7 +586,7 @@ func TestWrongVersion(t *testing.T) {
 		})
 		t.Run(name+"/newer header, another layout", func(t *testing.T) {
 			// A future version may grow the header: still ErrVersion.
-			bad := forge(file, func(b []byte) { put32(b, 8, 2); put32(b, 20, 40) })
+			bad := forge(file, func(b []byte) { put32(b, 8, FormatVersion+1); put32(b, 20, 40) })
 			mustFail(t, bad, ErrVersion, "grown header")
 		})
 	}

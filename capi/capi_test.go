@@ -212,7 +212,7 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 4097}, stInvalid, "dimension 4097"},
 		{options{dim: 8, metric: 4}, stInvalid, "metric"},
 		{options{dim: 8, metric: 260}, stInvalid, "metric"},
-		{options{dim: 8, storage: 2}, stInvalid, "storage"},
+		{options{dim: 8, storage: 6}, stInvalid, "storage"},
 		{options{dim: 8, kind: 3}, stInvalid, "kind"},
 		{options{dim: 8, kind: kindHNSW, m: 1}, stInvalid, "hnsw_m 1"},
 		{options{dim: 8, m: 129}, stInvalid, "hnsw_m 129"},

@@ -6,6 +6,7 @@ package flat
 
 import (
 	"errors"
+	"slices"
 	"unsafe"
 
 	"github.com/astral-engine/astral/kernel"
@@ -39,6 +40,7 @@ type Index struct {
 	ids    []uint64
 	adjust Adjust
 	bias   []float32 // per-record value of adjust, nil when AdjustNone
+	scale  []float32 // per-record multiplier of AdjustScaleSubtract, else nil
 	slots  map[uint64]int32
 }
 
@@ -50,6 +52,9 @@ const (
 	AdjustNone     Adjust = iota
 	AdjustScale           // score = dot × v (cosine: v = 1/|x|)
 	AdjustSubtract        // score = dot − v (L2: v = |x|²)
+	// AdjustScaleSubtract is L2 over records with a per-vector scale s:
+	// score = dot × s − v, two roundings (v = s²|x|²).
+	AdjustScaleSubtract
 )
 
 // New returns an empty index whose records the kernel k scores.
@@ -57,6 +62,9 @@ func New(k *kernel.Kernel, adjust Adjust) *Index {
 	x := &Index{kern: k, stride: k.Stride(), adjust: adjust, slots: make(map[uint64]int32)}
 	if adjust != AdjustNone {
 		x.bias = []float32{}
+	}
+	if adjust == AdjustScaleSubtract {
+		x.scale = []float32{}
 	}
 	return x
 }
@@ -68,7 +76,7 @@ func (x *Index) Len() int { return len(x.ids) }
 func (x *Index) Kernel() *kernel.Kernel { return x.kern }
 
 // Bytes is the memory the records, ids and bias take.
-func (x *Index) Bytes() int { return len(x.slab) + cap(x.ids)*8 + cap(x.bias)*4 }
+func (x *Index) Bytes() int { return len(x.slab) + cap(x.ids)*8 + (cap(x.bias)+cap(x.scale))*4 }
 
 // Has reports whether id is stored.
 func (x *Index) Has(id uint64) bool { _, ok := x.slots[id]; return ok }
@@ -95,6 +103,9 @@ func (x *Index) Reserve(n int) {
 	if x.bias != nil {
 		x.bias = growCap(x.bias, n)
 	}
+	if x.scale != nil {
+		x.scale = growCap(x.scale, n)
+	}
 }
 
 func growCap[T any](s []T, n int) []T {
@@ -115,7 +126,11 @@ func alignedBytes(n int) []byte {
 
 // Add stores one encoded record (Stride bytes, zero-padded) under id, with
 // its Adjust value.
-func (x *Index) Add(id uint64, rec []byte, bias float32) error {
+func (x *Index) Add(id uint64, rec []byte, bias float32) error { return x.AddScaled(id, rec, bias, 1) }
+
+// AddScaled is Add with the record's multiplier for AdjustScaleSubtract
+// (ignored by the other adjusts).
+func (x *Index) AddScaled(id uint64, rec []byte, bias, scale float32) error {
 	if _, dup := x.slots[id]; dup {
 		return ErrDuplicateID
 	}
@@ -125,6 +140,9 @@ func (x *Index) Add(id uint64, rec []byte, bias float32) error {
 	x.ids = append(x.ids, id)
 	if x.bias != nil {
 		x.bias = append(x.bias, bias)
+	}
+	if x.scale != nil {
+		x.scale = append(x.scale, scale)
 	}
 	x.slots[id] = int32(i)
 	return nil
@@ -144,6 +162,9 @@ func (x *Index) Remove(id uint64) error {
 		if x.bias != nil {
 			x.bias[i] = x.bias[last]
 		}
+		if x.scale != nil {
+			x.scale[i] = x.scale[last]
+		}
 		x.slots[x.ids[i]] = i
 	}
 	clear(x.Record(last))
@@ -151,21 +172,76 @@ func (x *Index) Remove(id uint64) error {
 	if x.bias != nil {
 		x.bias = x.bias[:last]
 	}
+	if x.scale != nil {
+		x.scale = x.scale[:last]
+	}
 	delete(x.slots, id)
 	return nil
 }
 
-// Snapshot copies every record, id and Adjust value, in slot order: the
-// input of an HNSW build that replaces this index. adj is nil for
-// AdjustNone.
-func (x *Index) Snapshot() (ids []uint64, recs []byte, adj []float32) {
+// Snapshot copies every record, id, Adjust value and multiplier, in slot
+// order: the input of an HNSW build that replaces this index. adj is nil
+// for AdjustNone, scales unless AdjustScaleSubtract.
+func (x *Index) Snapshot() (ids []uint64, recs []byte, adj, scales []float32) {
 	n := len(x.ids)
 	ids = append([]uint64(nil), x.ids...)
 	recs = append([]byte(nil), x.slab[:n*x.stride]...)
 	if x.bias != nil {
 		adj = append([]float32(nil), x.bias...)
 	}
-	return ids, recs, adj
+	if x.scale != nil {
+		scales = append([]float32(nil), x.scale...)
+	}
+	return ids, recs, adj, scales
+}
+
+// Adjust is the index's score adjustment.
+func (x *Index) Adjust() Adjust { return x.adjust }
+
+// Rescore replaces each result's score by this index's score of the same
+// id against qp (laid out by its kernel), then sorts them best first, ties
+// by id. Every id must be stored. slots and scores are scratch of at least
+// len(res).
+func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []float32) {
+	slots, scores = slots[:len(res)], scores[:len(res)]
+	for i, r := range res {
+		slots[i] = uint32(x.slots[r.ID])
+	}
+	x.kern.ScanIDs(qp, x.slab, x.stride, slots, scores)
+	x.Adjusts(scores, slots)
+	for i := range res {
+		res[i].Score = scores[i]
+	}
+	slices.SortFunc(res, func(a, b Result) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// Slot returns the slot of id.
+func (x *Index) Slot(id uint64) (int, bool) {
+	i, ok := x.slots[id]
+	return int(i), ok
+}
+
+// Adjusts applies the index's Adjust to scores of the records in slots
+// (one per score), as Search does.
+func (x *Index) Adjusts(scores []float32, slots []uint32) {
+	for i, s := range slots {
+		switch x.adjust {
+		case AdjustScale:
+			scores[i] *= x.bias[s]
+		case AdjustSubtract:
+			scores[i] -= x.bias[s]
+		case AdjustScaleSubtract:
+			scores[i] = float32(scores[i]*x.scale[s]) - x.bias[s]
+		}
+	}
 }
 
 // RecordBytes is the memory the records themselves take.

@@ -19,6 +19,10 @@ func (x *Index) Parts() (recs []byte, ids []uint64, bias []float32) {
 	return x.slab[:n*x.stride], x.ids, x.bias
 }
 
+// Scales returns the AdjustScaleSubtract multipliers (nil otherwise), as
+// Parts does.
+func (x *Index) Scales() []float32 { return x.scale }
+
 // FromParts returns an index over recs (len(ids) × k.Stride() bytes, slot
 // order), ids and bias (one Adjust value per record; nil for AdjustNone),
 // using the slices in place: they may alias read-only memory (a mapped
@@ -26,7 +30,13 @@ func (x *Index) Parts() (recs []byte, ids []uint64, bias []float32) {
 // Searches read recs, ids and bias; nothing is copied. It fails, wrapping
 // ErrCorrupt, when the lengths disagree or an id repeats.
 func FromParts(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias []float32) (*Index, error) {
-	if k == nil || adjust > AdjustSubtract {
+	return FromPartsScaled(k, adjust, recs, ids, bias, nil)
+}
+
+// FromPartsScaled is FromParts with the AdjustScaleSubtract multipliers
+// (one per record for it, nil otherwise).
+func FromPartsScaled(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias, scales []float32) (*Index, error) {
+	if k == nil || adjust > AdjustScaleSubtract {
 		return nil, fmt.Errorf("%w: no kernel or unknown adjust %d", ErrCorrupt, adjust)
 	}
 	n := len(ids)
@@ -42,6 +52,9 @@ func FromParts(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias 
 	}
 	if adjust != AdjustNone && len(bias) != n {
 		return nil, fmt.Errorf("%w: %d adjust values for %d records", ErrCorrupt, len(bias), n)
+	}
+	if adjust == AdjustScaleSubtract && len(scales) != n || adjust != AdjustScaleSubtract && len(scales) != 0 {
+		return nil, fmt.Errorf("%w: %d multipliers for %d records", ErrCorrupt, len(scales), n)
 	}
 	slots := make(map[uint64]int32, n)
 	for i, id := range ids {
@@ -60,6 +73,12 @@ func FromParts(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias 
 			x.bias = []float32{} // non-nil even when empty: nil means AdjustNone to Add
 		}
 	}
+	if adjust == AdjustScaleSubtract {
+		x.scale = scales[:n:n]
+		if x.scale == nil {
+			x.scale = []float32{} // non-nil even when empty, as bias
+		}
+	}
 	return x, nil
 }
 
@@ -74,5 +93,8 @@ func (x *Index) Detach() {
 	x.ids = append(make([]uint64, 0, n), x.ids...)
 	if x.bias != nil {
 		x.bias = append(make([]float32, 0, n), x.bias...)
+	}
+	if x.scale != nil {
+		x.scale = append(make([]float32, 0, n), x.scale...)
 	}
 }

@@ -133,6 +133,9 @@ func (x *Index) adjustScores(scores []float32, base int) {
 		kernel.Mul(scores, x.bias[base:])
 	case AdjustSubtract:
 		kernel.Sub(scores, x.bias[base:])
+	case AdjustScaleSubtract:
+		kernel.Mul(scores, x.scale[base:])
+		kernel.Sub(scores, x.bias[base:])
 	}
 }
 

@@ -25,12 +25,21 @@ import (
 // graph while inserts, deletes and searches run alongside; only the
 // deterministic mode's guarantee needs Build to be the sole writer.
 func (g *Graph) Build(ids []uint64, recs []byte, adj []float32, p *pool.Pool, deterministic bool) error {
+	return g.BuildScaled(ids, recs, adj, nil, p, deterministic)
+}
+
+// BuildScaled is Build with the records' multipliers for
+// flat.AdjustScaleSubtract (one per id for it, nil otherwise).
+func (g *Graph) BuildScaled(ids []uint64, recs []byte, adj, scales []float32, p *pool.Pool, deterministic bool) error {
 	n := len(ids)
 	if len(recs) != n*g.recBytes {
 		return ErrRecordSize
 	}
 	if (adj != nil || g.adjust != flat.AdjustNone) && len(adj) != n {
 		return errors.New("hnsw: Build needs one adjust value per id")
+	}
+	if g.adjust == flat.AdjustScaleSubtract && len(scales) != n || g.adjust != flat.AdjustScaleSubtract && scales != nil {
+		return errors.New("hnsw: Build needs one multiplier per id for AdjustScaleSubtract, else none")
 	}
 	if n == 0 {
 		return nil
@@ -52,11 +61,14 @@ func (g *Graph) Build(ids []uint64, recs []byte, adj []float32, p *pool.Pool, de
 	}
 	st := g.st.Load()
 	for i := range ids {
-		a := float32(0)
+		a, m := float32(0), float32(1)
 		if adj != nil {
 			a = adj[i]
 		}
-		g.writeNode(st, first+uint32(i), recs[i*g.recBytes:(i+1)*g.recBytes], a)
+		if scales != nil {
+			m = scales[i]
+		}
+		g.writeNode(st, first+uint32(i), recs[i*g.recBytes:(i+1)*g.recBytes], a, m)
 	}
 	b := &builder{g: g, st: st, p: p, first: first, levels: levels}
 	b.ss = make([]*Searcher, 1)

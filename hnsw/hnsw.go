@@ -118,13 +118,16 @@ func New(k *kernel.Kernel, adjust flat.Adjust, cfg Config) (*Graph, error) {
 	if cfg.EfConstruction == 0 {
 		cfg.EfConstruction = DefaultEfConstruction
 	}
-	if cfg.M < 2 || cfg.M > MaxM || cfg.EfConstruction < 0 || k == nil || adjust > flat.AdjustSubtract {
+	if cfg.M < 2 || cfg.M > MaxM || cfg.EfConstruction < 0 || k == nil || adjust > flat.AdjustScaleSubtract {
 		return nil, ErrConfig
 	}
 	cfg.EfConstruction = min(max(cfg.EfConstruction, cfg.M), MaxEf)
 	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ids: make(map[uint64]uint32)}
 	g.recBytes = k.Stride()
 	g.recWords = g.recBytes / 4
+	if adjust == flat.AdjustScaleSubtract {
+		g.recWords++ // the record's multiplier, just before the header
+	}
 	// No rounding to cache lines: it would cost 44 bytes a node at dim
 	// 384, M 16, and the kernels take unaligned records.
 	g.bw = g.recWords + hLinks + g.maxM0
@@ -227,6 +230,12 @@ func (g *Graph) lock(slot uint32) *sync.Mutex { return &g.locks[slot&(nLocks-1)]
 // Insert adds one record (kernel stride bytes, zero-padded, as flat stores
 // it) under id with its adjust value.
 func (g *Graph) Insert(id uint64, rec []byte, adj float32) error {
+	return g.InsertScaled(id, rec, adj, 1)
+}
+
+// InsertScaled is Insert with the record's multiplier for
+// flat.AdjustScaleSubtract (ignored by the other adjusts).
+func (g *Graph) InsertScaled(id uint64, rec []byte, adj, scale float32) error {
 	if len(rec) != g.recBytes {
 		return ErrRecordSize
 	}
@@ -238,7 +247,7 @@ func (g *Graph) Insert(id uint64, rec []byte, adj float32) error {
 		return err
 	}
 	st := g.st.Load()
-	g.writeNode(st, slot, rec, adj)
+	g.writeNode(st, slot, rec, adj, scale)
 	s := g.scratch()
 	g.connect(st, s, slot, level)
 	g.release(s)
@@ -290,10 +299,15 @@ func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
 	}
 }
 
-// writeNode stores a node's record and adjust value before it is linked.
-func (g *Graph) writeNode(st *storage, slot uint32, rec []byte, adj float32) {
+// writeNode stores a node's record, adjust value and multiplier before it
+// is linked.
+func (g *Graph) writeNode(st *storage, slot uint32, rec []byte, adj, scale float32) {
 	copy(g.record(st, slot), rec)
-	st.words[g.head(slot)+hAdj] = math.Float32bits(adj)
+	h := g.head(slot)
+	st.words[h+hAdj] = math.Float32bits(adj)
+	if g.adjust == flat.AdjustScaleSubtract {
+		st.words[h-1] = math.Float32bits(scale)
+	}
 }
 
 // Delete tombstones id: searches stop returning it at once, while it keeps
@@ -379,6 +393,8 @@ func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) entry {
 		dot = float32(dot * a)
 	case flat.AdjustSubtract:
 		dot = float32(dot-a) - own
+	case flat.AdjustScaleSubtract:
+		dot = float32(float32(dot*math.Float32frombits(st.words[h-1]))-a) - own
 	}
 	if dot != dot { // NaN ranks last, as in flat
 		dot = float32(math.Inf(-1))
@@ -482,13 +498,26 @@ func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own floa
 // returns it with the node's own term (see the package comment).
 func (g *Graph) prepare(st *storage, slot uint32, dst []float32) ([]float32, float32) {
 	adj := g.adjOf(st, slot)
+	mul, own := float32(1), float32(0)
 	switch g.adjust {
 	case flat.AdjustScale:
-		return layoutRecord(dst, g.record(st, slot), adj), 0
+		mul = adj
 	case flat.AdjustSubtract:
-		return layoutRecord(dst, g.record(st, slot), 2), adj
+		mul, own = 2, adj
+	case flat.AdjustScaleSubtract:
+		mul, own = 2*math.Float32frombits(st.words[g.head(slot)-1]), adj
 	}
-	return layoutRecord(dst, g.record(st, slot), 1), 0
+	if g.kern.Storage() == kernel.E5M2 {
+		return layoutRecord(dst, g.record(st, slot), mul), own
+	}
+	// The other kinds: decode, scale, and prepare as a query is.
+	var buf [kernel.MaxDim]float32
+	v := buf[:g.recBytes/g.kern.Storage().BytesPerComponent()] // the padded dimension
+	kernel.DecodeUnits(g.kern.Storage(), v, g.record(st, slot))
+	for i := range v {
+		v[i] = float32(v[i] * mul)
+	}
+	return g.kern.LayoutQuery(dst, v), own
 }
 
 // layoutRecord decodes rec (a multiple of kernel.GroupLen components),

@@ -25,8 +25,15 @@ var ErrCorrupt = errors.New("hnsw: corrupt graph")
 const NoEntry = noEntry
 
 // BlockWords is the length in words of one level-0 block: a record of
-// recBytes bytes (a multiple of 4), the 5-word header and 2·m links.
-func BlockWords(recBytes, m int) int { return recBytes/4 + hLinks + 2*m }
+// recBytes bytes (a multiple of 4), its multiplier under
+// flat.AdjustScaleSubtract, the 5-word header and 2·m links.
+func BlockWords(recBytes, m int, adjust flat.Adjust) int {
+	w := recBytes/4 + hLinks + 2*m
+	if adjust == flat.AdjustScaleSubtract {
+		w++
+	}
+	return w
+}
 
 // Parts is a graph's storage as a file holds it.
 type Parts struct {
@@ -208,7 +215,9 @@ func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 // ChunkNodes is how many nodes FromParts checks as one task (and passes
 // to Parts.Visit at once): about 256 KiB of level-0 blocks, so a caller
 // that checksums them leaves them in the cache for the check.
-func ChunkNodes(recBytes, m int) int { return max(1, (256<<10)/(4*BlockWords(recBytes, m))) }
+func ChunkNodes(recBytes, m int, adjust flat.Adjust) int {
+	return max(1, (256<<10)/(4*BlockWords(recBytes, m, adjust)))
+}
 
 // idParts is how many parts the live ids are split into, by a hash, for
 // the uniqueness check: each part's table fits in a core's cache.
@@ -260,7 +269,7 @@ type validator struct {
 }
 
 func newValidator(g *Graph, p Parts, workers *pool.Pool) *validator {
-	v := &validator{g: g, p: p, pool: workers, n: p.Nodes, chunk: ChunkNodes(g.recBytes, g.maxM)}
+	v := &validator{g: g, p: p, pool: workers, n: p.Nodes, chunk: ChunkNodes(g.recBytes, g.maxM, g.adjust)}
 	v.chunks = (v.n + v.chunk - 1) / v.chunk
 	v.levels = make([]uint8, v.n)
 	v.errs = make([]error, v.chunks)

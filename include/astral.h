@@ -133,6 +133,10 @@ typedef struct AstralInit {
 /* Stored component kinds. 0 selects the default, E5M2. */
 #define ASTRAL_STORAGE_DEFAULT 0u
 #define ASTRAL_STORAGE_E5M2 1u /* 8-bit float: 1 sign, 5 exponent, 2 mantissa bits */
+#define ASTRAL_STORAGE_E4M3 2u /* 8-bit float (OCP E4M3FN) with a per-vector scale */
+#define ASTRAL_STORAGE_INT8 3u /* signed byte with a per-vector scale; exact integer scoring */
+#define ASTRAL_STORAGE_F16 4u  /* IEEE binary16 */
+#define ASTRAL_STORAGE_F32 5u  /* float: exact */
 
 #define ASTRAL_MAX_DIMENSION 4096
 #define ASTRAL_MAX_K 1024

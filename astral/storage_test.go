@@ -1,0 +1,248 @@
+package astral
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// storageCases are the storage × rerank configurations the tests cover.
+var storageCases = []struct {
+	storage, rerank Storage
+}{
+	{E5M2, 0}, {E4M3, 0}, {Int8, 0}, {F16, 0}, {F32, 0},
+	{E5M2, F32}, {Int8, F16}, {E4M3, F32},
+}
+
+func storageName(s, r Storage) string {
+	if r == 0 {
+		return s.String()
+	}
+	return s.String() + "+rerank-" + r.String()
+}
+
+// TestStorageSameResultsEveryThreadCountAndBatch: every kind, with and
+// without a rerank copy, flat and HNSW, every metric: the same ids, score
+// bits and order for 0 to 3 workers and for batch and single queries.
+func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	dim, n, nq := 384, sized(3000, 900), sized(12, 5)
+	vecs := randomVectors(r, n, dim)
+	qs := randomVectors(r, nq, dim)
+	for _, c := range storageCases {
+		for _, kind := range []Kind{KindFlat, KindHNSW} {
+			for _, m := range []Metric{Cosine, Dot, L2} {
+				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
+					var want [][]Result
+					for threads := 0; threads <= 3; threads += 3 {
+						opts := []Option{WithDim(dim), WithMetric(m), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40)}
+						if c.rerank != 0 {
+							opts = append(opts, WithRerank(c.rerank, 3))
+						}
+						x, err := NewIndex(newRuntime(t, threads), opts...)
+						require.NoError(t, err)
+						require.NoError(t, x.Add(seqIDs(100, n), vecs))
+						require.NoError(t, x.Remove(100, 117, 250))
+						counts := make([]int, nq)
+						batch, err := x.QueryBatch(nil, counts, qs, 10)
+						require.NoError(t, err)
+						for i := 0; i < nq; i++ {
+							single, err := x.Query(nil, qs[i*dim:(i+1)*dim], 10)
+							require.NoError(t, err)
+							require.Len(t, single, 10)
+							require.Equal(t, single, batch[i*10:i*10+counts[i]], "threads %d query %d: batch = single", threads, i)
+							if threads == 0 {
+								want = append(want, single)
+							} else {
+								require.Equal(t, want[i], single, "threads %d query %d = serial", threads, i)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestStorageRecall: exact search over each kind finds the true (float64)
+// neighbours about as often as the kind's precision allows, and a rerank
+// copy lifts E5M2 close to exact.
+func TestStorageRecall(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	dim, n, nq, k := 128, 4000, 40, 10
+	vecs := randomVectors(r, n, dim)
+	qs := randomVectors(r, nq, dim)
+	truth := make([][]uint64, nq)
+	for i := range truth {
+		q := qs[i*dim : (i+1)*dim]
+		type hit struct {
+			id uint64
+			s  float64
+		}
+		hits := make([]hit, n)
+		for j := range hits {
+			v := vecs[j*dim : (j+1)*dim]
+			var d, vv float64
+			for c := range v {
+				d += float64(q[c]) * float64(v[c])
+				vv += float64(v[c]) * float64(v[c])
+			}
+			hits[j] = hit{uint64(j), d / math.Sqrt(vv)}
+		}
+		slices.SortFunc(hits, func(a, b hit) int {
+			if a.s > b.s {
+				return -1
+			}
+			return 1
+		})
+		for _, h := range hits[:k] {
+			truth[i] = append(truth[i], h.id)
+		}
+	}
+	min := map[string]float64{"e5m2": 0.80, "e4m3": 0.88, "int8": 0.95, "f16": 0.99, "f32": 0.999,
+		"e5m2+rerank-f32": 0.99, "int8+rerank-f16": 0.99, "e4m3+rerank-f32": 0.99}
+	for _, c := range storageCases {
+		opts := []Option{WithDim(dim), WithKind(KindFlat), WithStorage(c.storage)}
+		if c.rerank != 0 {
+			opts = append(opts, WithRerank(c.rerank, 4))
+		}
+		x, err := NewIndex(nil, opts...)
+		require.NoError(t, err)
+		require.NoError(t, x.Add(seqIDs(0, n), vecs))
+		found := 0
+		for i := 0; i < nq; i++ {
+			res, err := x.Query(nil, qs[i*dim:(i+1)*dim], k)
+			require.NoError(t, err)
+			for _, h := range res {
+				if slices.Contains(truth[i], h.ID) {
+					found++
+				}
+			}
+		}
+		recall := float64(found) / float64(nq*k)
+		name := storageName(c.storage, c.rerank)
+		t.Logf("%-16s recall@%d %.3f", name, k, recall)
+		require.GreaterOrEqual(t, recall, min[name], name)
+	}
+}
+
+// TestStorageScores: each kind's scores are the metric of the query and
+// the stored vector, within the kind's precision; a rerank copy's are the
+// exact ones.
+func TestStorageScores(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	const dim, n = 64, 300
+	vecs := randomVectors(r, n, dim)
+	q := randomVectors(r, 1, dim)
+	for _, c := range storageCases {
+		for _, m := range []Metric{Cosine, Dot, L2} {
+			opts := []Option{WithDim(dim), WithMetric(m), WithStorage(c.storage)}
+			if c.rerank != 0 {
+				opts = append(opts, WithRerank(c.rerank, 2))
+			}
+			x, err := NewIndex(nil, opts...)
+			require.NoError(t, err)
+			require.NoError(t, x.Add(seqIDs(0, n), vecs))
+			res, err := x.Query(nil, q, 5)
+			require.NoError(t, err)
+			for _, h := range res {
+				v := vecs[int(h.ID)*dim : int(h.ID+1)*dim]
+				var dot, qq, vv, d2 float64
+				for i := range v {
+					dot += float64(q[i]) * float64(v[i])
+					qq += float64(q[i]) * float64(q[i])
+					vv += float64(v[i]) * float64(v[i])
+					d2 += (float64(q[i]) - float64(v[i])) * (float64(q[i]) - float64(v[i]))
+				}
+				want := map[Metric]float64{Cosine: dot / math.Sqrt(qq*vv), Dot: dot, L2: d2}[m]
+				s := c.storage
+				if c.rerank != 0 {
+					s = c.rerank
+				}
+				tol := map[Storage]float64{E5M2: 0.1, E4M3: 0.06, Int8: 0.02, F16: 2e-3, F32: 1e-5}[s]
+				scale := map[Metric]float64{Cosine: 1, Dot: math.Sqrt(qq * vv), L2: qq + vv}[m]
+				require.InDelta(t, want, float64(h.Score), tol*scale, "%s %v id %d", storageName(c.storage, c.rerank), m, h.ID)
+			}
+		}
+	}
+}
+
+func TestStorageQueryAllocatesNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	vecs, q := randomVectors(r, 3000, 384), randomVectors(r, 1, 384)
+	qs := randomVectors(r, 20, 384)
+	for _, c := range storageCases {
+		for _, kind := range []Kind{KindFlat, KindHNSW} {
+			opts := []Option{WithDim(384), WithMetric(L2), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40)}
+			if c.rerank != 0 {
+				opts = append(opts, WithRerank(c.rerank, 4))
+			}
+			x, err := NewIndex(newRuntime(t, 1), opts...)
+			require.NoError(t, err)
+			require.NoError(t, x.Add(seqIDs(0, 3000), vecs))
+			dst := make([]Result, 0, 10)
+			_, err = x.Query(dst, q, 10)
+			require.NoError(t, err)
+			name := storageName(c.storage, c.rerank)
+			require.Zero(t, testing.AllocsPerRun(20, func() { _, _ = x.Query(dst, q, 10) }), "%s %v Query", name, kind)
+			bdst, counts := make([]Result, 200), make([]int, 20)
+			_, err = x.QueryBatch(bdst, counts, qs, 10)
+			require.NoError(t, err)
+			require.Zero(t, testing.AllocsPerRun(5, func() { _, _ = x.QueryBatch(bdst, counts, qs, 10) }), "%s %v QueryBatch", name, kind)
+		}
+	}
+}
+
+// TestStorageRoundTrip: every kind and rerank copy saves and loads (each
+// way) to bit-identical answers, flat, HNSW and across the auto switch.
+func TestStorageRoundTrip(t *testing.T) {
+	rt := newRuntime(t, 1)
+	for _, c := range storageCases {
+		for _, kind := range []Kind{KindFlat, KindHNSW, KindAuto} {
+			for _, m := range []Metric{Cosine, Dot, L2} {
+				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
+					opts := []Option{WithStorage(c.storage), WithFlatLimitBytes(20 << 10)}
+					if c.rerank != 0 {
+						opts = append(opts, WithRerank(c.rerank, 2))
+					}
+					x := testIndex(t, rt, kind, m, sized(600, 300), 48, opts...)
+					want, file := answers(t, x, 8), saved(t, x)
+					for _, l := range loaders {
+						y, err := l.load(t, rt, file)
+						require.NoError(t, err, l.name)
+						require.Equal(t, want, answers(t, y, 8), "%s: answers differ", l.name)
+						require.Equal(t, x.Config(), y.Config(), l.name)
+						xs, ys := x.Stats(), y.Stats()
+						xs.Bytes, ys.Bytes = 0, 0 // growth room differs
+						require.Equal(t, xs, ys, l.name)
+						require.Equal(t, file, saved(t, y), "%s: saved again, different bytes", l.name)
+						// A loaded index takes writes; the rerank copy follows.
+						require.NoError(t, y.Remove(11))
+						require.NoError(t, y.Add([]uint64{1 << 40}, randomVectors(rand.New(rand.NewPCG(1, 1)), 1, 48)))
+						res, err := y.Query(nil, randomVectors(rand.New(rand.NewPCG(1, 1)), 1, 48), 1)
+						require.NoError(t, err)
+						require.Equal(t, uint64(1<<40), res[0].ID)
+						require.NoError(t, y.Close())
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestStorageOptionsValidated(t *testing.T) {
+	for _, opts := range [][]Option{
+		{WithStorage(0)}, {WithStorage(6)}, {WithRerank(E5M2, 4)}, {WithRerank(Int8, 4)},
+		{WithRerank(F16, -1)}, {WithRerank(F16, MaxRerankFactor+1)},
+	} {
+		_, err := NewIndex(nil, append([]Option{WithDim(8)}, opts...)...)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+	}
+	x, err := NewIndex(nil, WithDim(8), WithRerank(F16, 0))
+	require.NoError(t, err)
+	require.Equal(t, DefaultRerankFactor, x.Config().RerankFactor)
+}
