@@ -32,8 +32,11 @@ type FileInfo struct {
 	BlockWords int    // hnsw: words per level-0 block
 	Seed       uint64 // hnsw level seed
 	KeepPruned bool
-	Sections   []SectionInfo
-	Metadata   string // the metadata section, when present and whole
+	// Rerank is the rerank copy's kind (0: none) and RerankFactor its factor.
+	Rerank       Storage
+	RerankFactor int
+	Sections     []SectionInfo
+	Metadata     string // the metadata section, when present and whole
 }
 
 // NoEntry is FileInfo.Entry of a file with no graph or an empty one.
@@ -89,6 +92,7 @@ func InspectFile(path string) (*FileInfo, error) {
 	}
 	info := &FileInfo{Size: size, Version: h.version, HeaderLen: hl, HeaderCRC: headerCRC(hb), Dim: int(h.dim),
 		Metric: h.metric, Kind: h.kind, Structure: h.structure, Storage: h.storage, Stride: int(h.stride),
+		Rerank: h.rerank, RerankFactor: int(h.rerankFactor),
 		M: int(h.m), EfConstr: int(h.efConstruction), EfSearch: int(h.efSearch), FlatLimit: int64(h.flatLimit),
 		Count: h.count, Slots: h.slots, Entry: h.entry, UpperWords: h.upperWords, BlockWords: int(h.blockWords),
 		Seed: h.seed, KeepPruned: h.graphFlags&graphKeepPruned != 0}

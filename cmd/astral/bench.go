@@ -15,6 +15,7 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/kernel"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -42,6 +43,7 @@ type benchRow struct {
 	Index                  string  `json:"index"`
 	Storage                string  `json:"storage"`
 	Rerank                 int     `json:"rerank"`
+	RerankStorage          string  `json:"rerank_storage,omitempty"`
 	Threads                int     `json:"threads"`
 	Participants           int     `json:"participants"`
 	Ef                     int     `json:"ef"`
@@ -61,10 +63,12 @@ type benchRow struct {
 }
 
 type benchFlags struct {
-	data, queries, index, jsonPath, kernel, metric, storage, plot string
-	n, nq, dim, k, runs, m, efConstruction                        int
-	threads, batch, ef                                            []int
-	runSeconds                                                    float64
+	data, queries, index, jsonPath, kernel, metric, plot string
+	n, nq, dim, k, runs, m, efConstruction               int
+	threads, batch, ef, rerank                           []int
+	storages                                             []astral.Storage
+	rerankStorage                                        astral.Storage
+	runSeconds                                           float64
 }
 
 func intList(s string) ([]int, error) {
@@ -88,7 +92,9 @@ func parseBench(args []string) (*benchFlags, error) {
 	fs.IntVar(&b.m, "m", 16, "HNSW: links per node (2·M on level 0)")
 	fs.IntVar(&b.efConstruction, "ef-construction", 200, "HNSW: candidates kept while inserting")
 	fs.StringVar(&b.plot, "plot", "", "write the recall–latency curve (HNSW rows, flat points) to this PNG")
-	fs.StringVar(&b.storage, "storage", "e5m2", "stored kind: e5m2")
+	storages := fs.String("storage", "e5m2", "stored kinds to measure: e5m2, e4m3, int8, f16, f32, e.g. e5m2,int8")
+	rerank := fs.String("rerank", "0", "rerank factors to measure (0: none), e.g. 0,4")
+	rerankStorage := fs.String("rerank-storage", "f32", "the rerank copy's kind: f16 or f32")
 	fs.StringVar(&b.metric, "metric", "cosine", "metric: cosine, dot or l2")
 	fs.StringVar(&b.kernel, "kernel", "", "force a kernel implementation (go, avx2, avx512, neon); default: fastest")
 	fs.StringVar(&b.jsonPath, "json", "", "write the BENCH.md JSON report to this file")
@@ -122,8 +128,23 @@ func parseBench(args []string) (*benchFlags, error) {
 	if b.index != "flat" && b.index != "auto" && b.index != "hnsw" {
 		return nil, fmt.Errorf("index %q: want flat, hnsw or auto", b.index)
 	}
-	if b.storage != "e5m2" {
-		return nil, fmt.Errorf("storage %q: this build stores e5m2", b.storage)
+	for _, name := range strings.Split(*storages, ",") {
+		s, err := kernel.ParseStorage(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		b.storages = append(b.storages, s)
+	}
+	if b.rerank, err = intList(*rerank); err != nil {
+		return nil, err
+	}
+	for _, r := range b.rerank {
+		if r < 0 || r > astral.MaxRerankFactor {
+			return nil, fmt.Errorf("rerank %d: want 0 to %d", r, astral.MaxRerankFactor)
+		}
+	}
+	if b.rerankStorage, err = kernel.ParseStorage(*rerankStorage); err != nil || (b.rerankStorage != astral.F16 && b.rerankStorage != astral.F32) {
+		return nil, fmt.Errorf("--rerank-storage %q: want f16 or f32", *rerankStorage)
 	}
 	if b.runs < 1 || b.k < 1 || b.k > astral.MaxK {
 		return nil, errors.New("--runs must be >= 1 and --k 1 to 1024")
@@ -186,91 +207,106 @@ func runBench(args []string) error {
 	n, nq, dim := set.N(), set.NQ(), set.Dim
 	truth := fixture.ExactTopK(set.Base, set.Queries, dim, b.k, 0)
 	kind := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}[b.index]
-	base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel)}
-	opts := append(base, astral.WithKind(kind), astral.WithHNSW(b.m, b.efConstruction))
-
 	rep := benchReport{
 		Version: astral.Version, Go: runtime.Version(), CPU: cpuid.CPU.BrandName,
 		Dataset:         benchDataset{Name: set.Name, N: n, Dim: dim, NQ: nq, K: b.k},
 		ReadCeilingGBps: map[string]float64{},
 	}
-	var exactQuantized [][]int64
 	var ceilingBuf []byte
-	for _, threads := range b.threads {
-		rt, err := astral.NewRuntime(astral.WithThreads(threads))
+	for _, storage := range b.storages {
+		base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel), astral.WithStorage(storage)}
+		// The exact scan of the quantized vectors: a serial flat index.
+		ref, _, err := buildIndex(nil, append(base, astral.WithKind(astral.KindFlat)), set, "exact "+storage.String()+" reference")
 		if err != nil {
 			return err
 		}
-		x, buildS, err := buildIndex(rt, opts, set, b.index)
-		if err != nil {
-			rt.Close()
-			return err
-		}
-		st := x.Stats()
-		rep.Kernel = st.Kernel
-		if exactQuantized == nil {
-			// The exact scan of the quantized vectors: a serial flat index.
-			ref, _, err := buildIndex(nil, append(base, astral.WithKind(astral.KindFlat)), set, "exact reference")
+		exactQuantized := make([][]int64, nq)
+		for i := 0; i < nq; i++ {
+			res, err := ref.Query(nil, set.Query(i), b.k)
 			if err != nil {
 				return err
 			}
-			exactQuantized = make([][]int64, nq)
-			for i := 0; i < nq; i++ {
-				res, err := ref.Query(nil, set.Query(i), b.k)
-				if err != nil {
-					return err
-				}
-				exactQuantized[i] = ids(res)
-			}
-			rst := ref.Stats()
-			ceilingBuf = make([]byte, int(float64(n)*(rst.BytesPerVector-8)))
+			exactQuantized[i] = ids(res)
+		}
+		rst := ref.Stats()
+		// What a flat scan reads per vector: the record and its per-record values.
+		scanned := rst.BytesPerVector - 8
+		if ceilingBuf == nil {
+			ceilingBuf = make([]byte, int(float64(n)*scanned))
 			for i := range ceilingBuf {
 				ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
 			}
-			if kind == astral.KindHNSW {
-				// The exact point for the recall–latency curve: a serial scan.
-				row, err := measure(ref, set, b, 1, truth, exactQuantized)
-				if err != nil {
-					return err
-				}
-				row.Index, row.Storage, row.Participants, row.BytesPerVector, row.Kernel = "flat", b.storage, 1, rst.BytesPerVector, rst.Kernel
-				row.ScanGBps = float64(n) * (rst.BytesPerVector - 8) / (row.P50us * 1e3)
-				rep.Rows = append(rep.Rows, row)
+		}
+		if kind == astral.KindHNSW {
+			// The exact point for the recall–latency curve: a serial scan.
+			row, err := measure(ref, set, b, 1, truth, exactQuantized)
+			if err != nil {
+				return err
+			}
+			row.Index, row.Storage, row.Participants, row.BytesPerVector, row.Kernel = "flat", storage.String(), 1, rst.BytesPerVector, rst.Kernel
+			row.ScanGBps = float64(n) * scanned / (row.P50us * 1e3)
+			rep.Rows = append(rep.Rows, row)
+			if _, ok := rep.ReadCeilingGBps["1"]; !ok {
 				rep.ReadCeilingGBps["1"] = readCeiling(ceilingBuf, 1)
 			}
 		}
-		key := strconv.Itoa(st.Participants)
-		if _, ok := rep.ReadCeilingGBps[key]; !ok {
-			rep.ReadCeilingGBps[key] = readCeiling(ceilingBuf, st.Participants)
-		}
-		efs := []int{0}
-		if st.Kind == astral.KindHNSW {
-			efs = b.ef
-		}
-		for _, ef := range efs {
-			if ef > 0 {
-				if err := x.SetEfSearch(ef); err != nil {
-					rt.Close()
+		ref.Close()
+		for _, rerank := range b.rerank {
+			opts := append(base, astral.WithKind(kind), astral.WithHNSW(b.m, b.efConstruction))
+			if rerank > 0 {
+				opts = append(opts, astral.WithRerank(b.rerankStorage, rerank))
+			}
+			for _, threads := range b.threads {
+				rt, err := astral.NewRuntime(astral.WithThreads(threads))
+				if err != nil {
 					return err
 				}
-			}
-			for _, batch := range b.batch {
-				row, err := measure(x, set, b, batch, truth, exactQuantized)
+				x, buildS, err := buildIndex(rt, opts, set, b.index+" "+storage.String())
 				if err != nil {
 					rt.Close()
 					return err
 				}
-				row.Index, row.Storage, row.Threads, row.Participants = st.Kind.String(), b.storage, threads, st.Participants
-				row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
-				if st.Kind == astral.KindFlat {
-					// Stored bytes scanned per query over the time per query:
-					// a batch reads the records once for all its queries.
-					row.ScanGBps = float64(n) * (st.BytesPerVector - 8) * float64(batch) / (row.P50us * 1e3)
+				st := x.Stats()
+				rep.Kernel = st.Kernel
+				key := strconv.Itoa(st.Participants)
+				if _, ok := rep.ReadCeilingGBps[key]; !ok {
+					rep.ReadCeilingGBps[key] = readCeiling(ceilingBuf, st.Participants)
 				}
-				rep.Rows = append(rep.Rows, row)
+				efs := []int{0}
+				if st.Kind == astral.KindHNSW {
+					efs = b.ef
+				}
+				for _, ef := range efs {
+					if ef > 0 {
+						if err := x.SetEfSearch(ef); err != nil {
+							rt.Close()
+							return err
+						}
+					}
+					for _, batch := range b.batch {
+						row, err := measure(x, set, b, batch, truth, exactQuantized)
+						if err != nil {
+							rt.Close()
+							return err
+						}
+						row.Index, row.Storage, row.Rerank, row.Threads, row.Participants = st.Kind.String(), storage.String(), rerank, threads, st.Participants
+						row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
+						if rerank > 0 {
+							row.RerankStorage = b.rerankStorage.String()
+						}
+						if st.Kind == astral.KindFlat {
+							// Stored bytes scanned per query over the time per
+							// query: a batch reads the records once for all its
+							// queries.
+							row.ScanGBps = float64(n) * scanned * float64(batch) / (row.P50us * 1e3)
+						}
+						rep.Rows = append(rep.Rows, row)
+					}
+				}
+				x.Close()
+				rt.Close()
 			}
 		}
-		rt.Close()
 	}
 	// Measure the ceilings again after the rows and keep the best: the
 	// machine is shared, and a ceiling must not be lowered by a noisy moment.
@@ -435,16 +471,20 @@ func printTable(rep *benchReport) {
 	for _, key := range keys {
 		fmt.Printf("read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
 	}
-	fmt.Printf("\n%-5s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
-		"index", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
+	fmt.Printf("\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
+		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
 	for _, r := range rep.Rows {
 		ceil := "-"
 		if r.ScanGBps > 0 && r.Batch == 1 {
 			ceil = fmt.Sprintf("%.0f%%", 100*r.ScanGBps/rep.ReadCeilingGBps[strconv.Itoa(r.Participants)])
 		}
-		fmt.Printf("%-5s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
-			r.Index, r.Threads, r.Participants, r.Ef, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
+		rerank := "-"
+		if r.Rerank > 0 {
+			rerank = fmt.Sprintf("%s×%d", r.RerankStorage, r.Rerank)
+		}
+		fmt.Printf("%-5s %-7s %6s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
+			r.Index, r.Storage, rerank, r.Threads, r.Participants, r.Ef, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
 			r.P50us, r.P95us, r.P99us, r.MeanUs, r.QPS, r.ScanGBps, ceil, r.AllocsPerQuery, r.BuildS, r.BytesPerVector)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/kernel"
 )
 
 // runBuild builds an index from a fixture or an .fvecs file (ids 0..n-1,
@@ -28,6 +29,9 @@ func runBuild(args []string) error {
 	efc := fs.Int("ef-construction", 200, "HNSW: candidates kept while inserting")
 	efs := fs.Int("ef-search", astral.DefaultEfSearch, "HNSW: default search breadth saved with the index")
 	threads := fs.Int("threads", astral.ThreadsAuto, "runtime workers for the build (the caller not counted; -1: default)")
+	storageName := fs.String("storage", "e5m2", "stored kind: e5m2, e4m3, int8, f16 or f32")
+	rerank := fs.Int("rerank", 0, "rerank factor (0: no rerank copy)")
+	rerankStorage := fs.String("rerank-storage", "f32", "the rerank copy's kind: f16 or f32")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,8 +67,19 @@ func runBuild(args []string) error {
 		return fmt.Errorf("build: %v", err)
 	}
 	defer rt.Close()
+	storage, err := kernel.ParseStorage(*storageName)
+	if err != nil {
+		return err
+	}
 	opts := []astral.Option{astral.WithDim(set.Dim), astral.WithMetric(metric), astral.WithKind(kind),
-		astral.WithHNSW(*m, *efc), astral.WithEfSearch(*efs)}
+		astral.WithHNSW(*m, *efc), astral.WithEfSearch(*efs), astral.WithStorage(storage)}
+	if *rerank > 0 {
+		rs, err := kernel.ParseStorage(*rerankStorage)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, astral.WithRerank(rs, *rerank))
+	}
 	x, buildS, err := buildIndex(rt, opts, set, *index)
 	if err != nil {
 		return fmt.Errorf("build: %v", err)

@@ -71,6 +71,9 @@ func printInfo(path string, in *astral.FileInfo) {
 	fmt.Printf("format     version %d, little-endian, header %d bytes, header CRC-32C %#08x ok\n", in.Version, in.HeaderLen, in.HeaderCRC)
 	fmt.Printf("index      %v (configured %v), dimension %d, %v, %v, %d bytes per record\n",
 		in.Structure, in.Kind, in.Dim, in.Metric, in.Storage, in.Stride)
+	if in.Rerank != 0 {
+		fmt.Printf("rerank     %v copy, %d candidates per result\n", in.Rerank, in.RerankFactor)
+	}
 	fmt.Printf("options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
 	fmt.Printf("counts     %d vectors in %d slots", in.Count, in.Slots)
 	if in.Structure == astral.KindHNSW {
