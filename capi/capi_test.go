@@ -212,7 +212,18 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 4097}, stInvalid, "dimension 4097"},
 		{options{dim: 8, metric: 4}, stInvalid, "metric"},
 		{options{dim: 8, metric: 260}, stInvalid, "metric"},
-		{options{dim: 8, storage: 6}, stInvalid, "storage"},
+		{options{dim: 8, storage: 6}, stInvalid, "unknown storage 6"},
+		{options{dim: 8, storage: 255}, stInvalid, "unknown storage 255"},
+		{options{dim: 8, storage: 300}, stInvalid, "unknown storage 255"}, // clamped, never wrapped to 44
+		{options{dim: 8, rerank: storageE5M2}, stInvalid, "rerank_storage 1: want 0 (none), ASTRAL_STORAGE_F16 (4) or ASTRAL_STORAGE_F32 (5)"},
+		{options{dim: 8, rerank: storageE4M3}, stInvalid, "rerank_storage 2"},
+		{options{dim: 8, rerank: storageInt8, rerankFactor: 4}, stInvalid, "rerank_storage 3"},
+		{options{dim: 8, rerank: 6}, stInvalid, "rerank_storage 6"},
+		{options{dim: 8, rerank: math.MaxUint32}, stInvalid, "rerank_storage 4294967295"},
+		{options{dim: 8, rerank: storageF16, rerankFactor: 65}, stInvalid, "rerank_factor 65: want 1 to 64 (0 for 4)"},
+		{options{dim: 8, rerank: storageF32, rerankFactor: math.MaxUint32}, stInvalid, "rerank_factor 4294967295"},
+		{options{dim: 8, rerankFactor: 4}, stInvalid, "rerank_factor 4 without a rerank_storage"},
+		{options{dim: 8, storage: storageInt8, rerankFactor: 1}, stInvalid, "without a rerank_storage"},
 		{options{dim: 8, kind: 3}, stInvalid, "kind"},
 		{options{dim: 8, kind: kindHNSW, m: 1}, stInvalid, "hnsw_m 1"},
 		{options{dim: 8, m: 129}, stInvalid, "hnsw_m 129"},
@@ -230,6 +241,15 @@ func TestCreateValidates(t *testing.T) {
 	for _, o := range []options{
 		{dim: 1}, {dim: 4096, metric: metricL2}, {dim: 8, kind: kindFlat, m: 2, efc: 2, efs: 1},
 		{dim: 8, kind: kindAuto, m: 128, efc: 4096, efs: 4096, flatLimit: 1 << 40},
+		{dim: 8, storage: storageE5M2}, {dim: 8, storage: storageE4M3}, {dim: 8, storage: storageInt8},
+		{dim: 8, storage: storageF16}, {dim: 8, storage: storageF32},
+		{dim: 8, storage: storageInt8, rerank: storageF16}, {dim: 8, rerank: storageF32, rerankFactor: 1},
+		{dim: 8, storage: storageE4M3, rerank: storageF16, rerankFactor: 4},
+		{dim: 8, kind: kindHNSW, storage: storageInt8, rerank: storageF32, rerankFactor: 64},
+		{dim: 8, storage: storageF32, rerank: storageF32},
+		// A host built with the first layout: the rerank fields are past its
+		// struct_size and never read, whatever the memory there holds.
+		{dim: 8, size: sizeofOptionsV1(), storage: storageInt8, rerank: 99, rerankFactor: 1000},
 	} {
 		h, st := createIndex(o)
 		require.Equal(t, stOK, st, "%+v: %s", o, lastError())
@@ -244,9 +264,11 @@ func TestStats(t *testing.T) {
 	require.Equal(t, stOK, addVectors(h, ids(0, 10), randomRows(rand.New(rand.NewPCG(1, 2)), 10, 384)))
 	s, st := indexStats(h)
 	require.Equal(t, stOK, st)
-	require.Equal(t, stats{dim: 384, metric: 1, kind: kindFlat, storage: 1, threads: 1, count: 10, bytes: s.bytes, kernel: s.kernel}, s)
+	require.Equal(t, stats{dim: 384, metric: 1, kind: kindFlat, storage: 1, threads: 1, count: 10, bytes: s.bytes,
+		bytesPerVector: s.bytesPerVector, kernel: s.kernel}, s)
 	require.NotEmpty(t, s.kernel)
 	require.Positive(t, s.bytes)
+	require.Positive(t, s.bytesPerVector)
 }
 
 // TestMatchesGoAPI: the C path returns the Go API's results, bit for bit.
@@ -540,4 +562,248 @@ func TestQueryThroughCAllocatesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goOptions are the Go API's options for what o asks through the ABI.
+func goOptions(o options) []astral.Option {
+	opts := []astral.Option{astral.WithDim(int(o.dim)), astral.WithKind(astral.Kind(o.kind))}
+	if o.metric != 0 {
+		opts = append(opts, astral.WithMetric(astral.Metric(o.metric)))
+	}
+	if o.storage != 0 {
+		opts = append(opts, astral.WithStorage(astral.Storage(o.storage)))
+	}
+	if o.rerank != 0 {
+		opts = append(opts, astral.WithRerank(astral.Storage(o.rerank), int(o.rerankFactor)))
+	}
+	if o.m != 0 {
+		opts = append(opts, astral.WithHNSW(int(o.m), int(o.efc)))
+	}
+	return opts
+}
+
+// TestStorageAndRerankThroughC: every storage kind, with and without a
+// rerank copy, flat and HNSW, answers through the ABI exactly as the Go API
+// configured the same way; the stats report what was asked.
+func TestStorageAndRerankThroughC(t *testing.T) {
+	withRuntime(t, 1)
+	const dim, n, nq, k = 48, 800, 8, 10
+	r := rand.New(rand.NewPCG(21, 22))
+	base, qs := randomRows(r, n, dim), randomRows(r, nq, dim)
+	var all []options
+	for storage := uint32(0); storage <= storageF32; storage++ {
+		for _, rerank := range [][2]uint32{{0, 0}, {storageF16, 0}, {storageF32, 1}, {storageF32, 4}, {storageF16, 64}} {
+			all = append(all, options{dim: dim, kind: kindFlat, storage: storage, rerank: rerank[0], rerankFactor: rerank[1]})
+		}
+	}
+	// HNSW builds cost more (and far more under -race): a few, on a small graph.
+	for _, o := range []options{{storage: storageInt8}, {storage: storageInt8, rerank: storageF16},
+		{storage: storageE4M3, rerank: storageF32, rerankFactor: 4}, {storage: storageF16}} {
+		o.dim, o.kind, o.m, o.efc = dim, kindHNSW, 8, 32
+		all = append(all, o)
+	}
+	for _, o := range all {
+		t.Run(fmt.Sprintf("kind=%d/storage=%d/rerank=%d×%d", o.kind, o.storage, o.rerank, o.rerankFactor), func(t *testing.T) {
+			h, st := createIndex(o)
+			require.Equal(t, stOK, st, lastError())
+			defer destroyIndex(h)
+			x, err := astral.NewIndex(nil, goOptions(o)...)
+			require.NoError(t, err)
+			require.Equal(t, stOK, addVectors(h, ids(0, n), base))
+			require.NoError(t, x.Add(ids(0, n), base))
+
+			s, st := indexStats(h)
+			require.Equal(t, stOK, st)
+			require.Equal(t, max(o.storage, storageE5M2), s.storage, "0 is E5M2")
+			require.Equal(t, o.rerank, s.rerank)
+			wantFactor := o.rerankFactor
+			if o.rerank != 0 && wantFactor == 0 {
+				wantFactor = astral.DefaultRerankFactor
+			}
+			require.Equal(t, wantFactor, s.rerankFactor)
+			require.Equal(t, x.Stats().BytesPerVector, s.bytesPerVector)
+
+			batch, st := queryBatch(h, qs, nq, dim, k, nq*k)
+			require.Equal(t, stOK, st)
+			for i := range nq {
+				want, err := x.Query(nil, qs[i*dim:(i+1)*dim], k)
+				require.NoError(t, err)
+				got, st := query(h, qs[i*dim:(i+1)*dim], k, k)
+				require.Equal(t, stOK, st)
+				require.Equal(t, want, got)
+				require.Equal(t, want, batch[i])
+			}
+		})
+	}
+}
+
+// exactCosine is the cosine similarity of a and b in float64.
+func exactCosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// TestRerankScores: an int8 index with an f32 rerank copy returns the exact
+// cosine scores (a stored vector finds itself at 1.0) and, with enough
+// candidates, exactly an f32 index's ranking; without the copy the int8
+// scores are approximations. An f16 copy is within f16 rounding.
+func TestRerankScores(t *testing.T) {
+	withRuntime(t, 1)
+	const dim, n, k = 64, 2000, 10
+	r := rand.New(rand.NewPCG(31, 32))
+	base := randomRows(r, n, dim)
+	build := func(o options) uint64 {
+		o.dim = dim
+		h, st := createIndex(o)
+		require.Equal(t, stOK, st, lastError())
+		require.Equal(t, stOK, addVectors(h, ids(0, n), base))
+		return h
+	}
+	plain := build(options{kind: kindFlat, storage: storageInt8})
+	f32 := build(options{kind: kindFlat, storage: storageInt8, rerank: storageF32})
+	f32wide := build(options{kind: kindFlat, storage: storageInt8, rerank: storageF32, rerankFactor: 64})
+	f16 := build(options{kind: kindFlat, storage: storageInt8, rerank: storageF16})
+	exact := build(options{kind: kindFlat, storage: storageF32})
+	for _, h := range []uint64{plain, f32, f32wide, f16, exact} {
+		defer destroyIndex(h)
+	}
+
+	approximate := 0
+	for _, id := range []int{0, 17, 999, 1999} {
+		q := base[id*dim : (id+1)*dim]
+		for _, c := range []struct {
+			name string
+			h    uint64
+			tol  float64
+		}{{"int8+f32", f32, 1e-6}, {"int8+f32x64", f32wide, 1e-6}, {"int8+f16", f16, 2e-3}} {
+			res, st := query(c.h, q, k, k)
+			require.Equal(t, stOK, st)
+			require.Len(t, res, k)
+			require.Equal(t, uint64(id), res[0].ID, "%s: a stored vector's nearest is itself", c.name)
+			require.InDelta(t, 1.0, res[0].Score, c.tol, c.name)
+			for _, x := range res {
+				require.InDelta(t, exactCosine(q, base[x.ID*dim:(x.ID+1)*dim]), x.Score, c.tol,
+					"%s: id %d scored against the rerank copy", c.name, x.ID)
+			}
+		}
+		// 64 candidates per result: the f32 index's ranking, scores to f32 rounding.
+		wide, _ := query(f32wide, q, k, k)
+		want, _ := query(exact, q, k, k)
+		for i := range want {
+			require.Equal(t, want[i].ID, wide[i].ID, "rank %d", i)
+			require.InDelta(t, want[i].Score, wide[i].Score, 1e-6)
+		}
+		// Without the copy: int8 scores, close but not the exact ones.
+		res, _ := query(plain, q, k, k)
+		require.Equal(t, uint64(id), res[0].ID)
+		require.InDelta(t, 1.0, res[0].Score, 0.02)
+		for _, x := range res {
+			d := math.Abs(exactCosine(q, base[x.ID*dim:(x.ID+1)*dim]) - float64(x.Score))
+			require.Less(t, d, 0.02)
+			if d > 1e-6 {
+				approximate++
+			}
+		}
+	}
+	require.Positive(t, approximate, "int8 scores without a rerank copy are approximations")
+
+	// The copy costs its bytes: dim·2 for f16, dim·4 for f32, at least.
+	sp, _ := indexStats(plain)
+	s16, _ := indexStats(f16)
+	s32, _ := indexStats(f32)
+	require.GreaterOrEqual(t, s16.bytesPerVector-sp.bytesPerVector, float64(2*dim))
+	require.GreaterOrEqual(t, s32.bytesPerVector-sp.bytesPerVector, float64(4*dim))
+	require.Greater(t, s32.bytes, sp.bytes)
+}
+
+// TestRerankPersists: the storage kind and the rerank copy survive a save
+// to a buffer and a load from memory, with the same answers bit for bit.
+func TestRerankPersists(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 1)
+	const dim, n, nq, k = 24, 600, 6, 8
+	r := rand.New(rand.NewPCG(41, 42))
+	base, qs := randomRows(r, n, dim), randomRows(r, nq, dim)
+	for _, o := range []options{
+		{dim: dim, kind: kindFlat, storage: storageInt8, rerank: storageF16},
+		{dim: dim, kind: kindHNSW, storage: storageE4M3, rerank: storageF32, rerankFactor: 2, metric: metricL2},
+	} {
+		h, st := createIndex(o)
+		require.Equal(t, stOK, st, lastError())
+		require.Equal(t, stOK, addVectors(h, ids(0, n), base))
+		_, need, _ := saveBuffer(h, 0)
+		file, _, st := saveBuffer(h, need)
+		require.Equal(t, stOK, st, lastError())
+		mem, st := loadMemory(file)
+		require.Equal(t, stOK, st, lastError())
+
+		a, _ := indexStats(h)
+		b, _ := indexStats(mem)
+		require.Equal(t, o.storage, b.storage)
+		require.Equal(t, o.rerank, b.rerank)
+		require.Equal(t, a.rerankFactor, b.rerankFactor)
+		want, st := queryBatch(h, qs, nq, dim, k, nq*k)
+		require.Equal(t, stOK, st)
+		got, st := queryBatch(mem, qs, nq, dim, k, nq*k)
+		require.Equal(t, stOK, st)
+		require.Equal(t, want, got)
+		require.Equal(t, stOK, destroyIndex(mem))
+		require.Equal(t, stOK, destroyIndex(h))
+	}
+}
+
+// TestStructSizes: hosts built with the first layouts of AstralIndexOptions
+// (no rerank fields) and AstralStats (no rerank fields) keep working: the
+// options read as no rerank, and the stats write only the bytes such a
+// host has; a newer host's larger AstralStats gets its unknown tail zeroed.
+func TestStructSizes(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	require.EqualValues(t, 40, sizeofOptionsV1(), "the first released AstralIndexOptions")
+	require.EqualValues(t, 48, sizeofOptions())
+	require.EqualValues(t, 80, sizeofStatsV1(), "the first released AstralStats")
+	require.EqualValues(t, 88, sizeofStats())
+
+	old, st := createIndex(options{size: sizeofOptionsV1(), dim: 8, storage: storageInt8, rerank: storageF32, rerankFactor: 8})
+	require.Equal(t, stOK, st, lastError())
+	defer destroyIndex(old)
+	s, st := indexStats(old)
+	require.Equal(t, stOK, st)
+	require.EqualValues(t, storageInt8, s.storage)
+	require.Zero(t, s.rerank, "past struct_size: not read")
+	require.Zero(t, s.rerankFactor)
+
+	h, st := createIndex(options{dim: 8, storage: storageInt8, rerank: storageF32, rerankFactor: 8})
+	require.Equal(t, stOK, st, lastError())
+	defer destroyIndex(h)
+	_, st = createIndex(options{size: sizeofOptionsV1() - 1, dim: 8})
+	requireFails(t, stInvalid, st, "astral_index_create", "struct_size 39")
+
+	v1 := sizeofStatsV1()
+	raw, st := indexStatsRaw(h, v1, 0xAA)
+	require.Equal(t, stOK, st, lastError())
+	require.Equal(t, v1, uint32(raw[0])|uint32(raw[1])<<8|uint32(raw[2])<<16|uint32(raw[3])<<24)
+	for i, b := range raw[v1:] {
+		require.Equal(t, byte(0xAA), b, "byte %d past the old struct_size was written", int(v1)+i)
+	}
+	raw, st = indexStatsRaw(h, sizeofStats(), 0xAA)
+	require.Equal(t, stOK, st)
+	get32 := func(off uint32) uint32 {
+		return uint32(raw[off]) | uint32(raw[off+1])<<8 | uint32(raw[off+2])<<16 | uint32(raw[off+3])<<24
+	}
+	require.EqualValues(t, storageF32, get32(v1))
+	require.EqualValues(t, 8, get32(v1+4))
+	for _, b := range raw[sizeofStats():] {
+		require.Equal(t, byte(0xAA), b)
+	}
+	raw, st = indexStatsRaw(h, sizeofStats()+16, 0xAA)
+	require.Equal(t, stOK, st)
+	require.Equal(t, make([]byte, 16), raw[sizeofStats():], "a newer host's unknown tail reads as zero")
+	_, st = indexStatsRaw(h, v1-8, 0)
+	requireFails(t, stInvalid, st, "astral_index_stats", "struct_size 72")
 }

@@ -22,6 +22,23 @@ const (
 	maxHNSWEf                 = hnsw.MaxEf
 )
 
+// The storage kinds and rerank bounds of include/astral.h are the Go
+// package's: a compile error otherwise (as in main.go).
+var (
+	_ = uint(C.ASTRAL_STORAGE_E4M3 - uint(astral.E4M3))
+	_ = uint(uint(astral.E4M3) - C.ASTRAL_STORAGE_E4M3)
+	_ = uint(C.ASTRAL_STORAGE_INT8 - uint(astral.Int8))
+	_ = uint(uint(astral.Int8) - C.ASTRAL_STORAGE_INT8)
+	_ = uint(C.ASTRAL_STORAGE_F16 - uint(astral.F16))
+	_ = uint(uint(astral.F16) - C.ASTRAL_STORAGE_F16)
+	_ = uint(C.ASTRAL_STORAGE_F32 - uint(astral.F32))
+	_ = uint(uint(astral.F32) - C.ASTRAL_STORAGE_F32)
+	_ = uint(C.ASTRAL_DEFAULT_RERANK_FACTOR - astral.DefaultRerankFactor)
+	_ = uint(astral.DefaultRerankFactor - C.ASTRAL_DEFAULT_RERANK_FACTOR)
+	_ = uint(C.ASTRAL_MAX_RERANK_FACTOR - astral.MaxRerankFactor)
+	_ = uint(astral.MaxRerankFactor - C.ASTRAL_MAX_RERANK_FACTOR)
+)
+
 // maxValues bounds any count the host passes, so that products of counts
 // and the slices laid over C arrays cannot overflow.
 const maxValues = 1 << 40
@@ -80,6 +97,17 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	}
 	if o.flat_limit_bytes != 0 {
 		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
+	}
+	switch rs, rf := uint32(o.rerank_storage), uint32(o.rerank_factor); {
+	case rs == 0 && rf != 0:
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_factor %d without a rerank_storage: set rerank_storage to ASTRAL_STORAGE_F16 or _F32, or rerank_factor to 0", rf)
+	case rs == 0:
+	case rs != C.ASTRAL_STORAGE_F16 && rs != C.ASTRAL_STORAGE_F32:
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_storage %d: want 0 (none), ASTRAL_STORAGE_F16 (%d) or ASTRAL_STORAGE_F32 (%d)", rs, C.ASTRAL_STORAGE_F16, C.ASTRAL_STORAGE_F32)
+	case rf > C.ASTRAL_MAX_RERANK_FACTOR:
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_factor %d: want 1 to %d (0 for %d)", rf, C.ASTRAL_MAX_RERANK_FACTOR, C.ASTRAL_DEFAULT_RERANK_FACTOR)
+	default:
+		opts = append(opts, astral.WithRerank(astral.Storage(rs), int(rf))) // 0: the default factor
 	}
 
 	reg.mu.Lock()
@@ -294,7 +322,7 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 	if size < minStatsSize || size > maxStructSize {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "struct_size %d: want sizeof(AstralStats) (%d with this library's header)", size, unsafe.Sizeof(C.AstralStats{}))
 	}
-	s := e.x.Stats()
+	s, cfg := e.x.Stats(), e.x.Config()
 	out := C.AstralStats{
 		struct_size:      C.uint32_t(size),
 		dimension:        C.uint32_t(s.Dim),
@@ -305,6 +333,10 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 		thread_count:     C.uint32_t(e.rt.Threads()),
 		bytes:            C.uint64_t(s.Bytes),
 		bytes_per_vector: C.double(s.BytesPerVector),
+	}
+	if cfg.Rerank != 0 {
+		out.rerank_storage = C.uint32_t(cfg.Rerank)
+		out.rerank_factor = C.uint32_t(cfg.RerankFactor)
 	}
 	name := unsafe.Slice((*byte)(unsafe.Pointer(&out.kernel[0])), len(out.kernel))
 	name[copyMessage(name[:len(name)-1], s.Kernel)] = 0

@@ -16,12 +16,13 @@ import (
 // every field's default. A newer host passes a larger one: accepted only if
 // the fields this library does not know are zero.
 //
-// minInitSize and minIndexOptionsSize are the sizes of the first released
-// layouts; keep them when appending fields.
+// minInitSize, minIndexOptionsSize and minStatsSize are the sizes of the
+// first released layouts; keep them when appending fields (for a struct
+// that has grown: the offset of its first appended field).
 const (
 	minInitSize         = unsafe.Sizeof(C.AstralInit{})
-	minIndexOptionsSize = unsafe.Sizeof(C.AstralIndexOptions{})
-	minStatsSize        = unsafe.Sizeof(C.AstralStats{})
+	minIndexOptionsSize = unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage)
+	minStatsSize        = unsafe.Offsetof(C.AstralStats{}.rerank_storage)
 	// maxStructSize bounds what struct_size can make us read.
 	maxStructSize = 4096
 )

@@ -38,11 +38,16 @@ const (
 )
 
 const (
-	kindAuto = C.ASTRAL_KIND_AUTO
-	kindFlat = C.ASTRAL_KIND_FLAT
-	kindHNSW = C.ASTRAL_KIND_HNSW
-	metricL2 = C.ASTRAL_METRIC_L2
-	pinFlag  = C.ASTRAL_INIT_PIN_THREADS
+	kindAuto    = C.ASTRAL_KIND_AUTO
+	kindFlat    = C.ASTRAL_KIND_FLAT
+	kindHNSW    = C.ASTRAL_KIND_HNSW
+	metricL2    = C.ASTRAL_METRIC_L2
+	pinFlag     = C.ASTRAL_INIT_PIN_THREADS
+	storageE5M2 = C.ASTRAL_STORAGE_E5M2
+	storageE4M3 = C.ASTRAL_STORAGE_E4M3
+	storageInt8 = C.ASTRAL_STORAGE_INT8
+	storageF16  = C.ASTRAL_STORAGE_F16
+	storageF32  = C.ASTRAL_STORAGE_F32
 )
 
 // cArray is n elements of T in C memory.
@@ -120,9 +125,16 @@ func shutdown() status { return astral_shutdown() }
 type options struct {
 	size, dim, metric, kind, storage, m, efc, efs uint32
 	flatLimit                                     uint64
+	rerank, rerankFactor                          uint32
 }
 
 func sizeofOptions() uint32 { return uint32(unsafe.Sizeof(C.AstralIndexOptions{})) }
+
+// sizeofOptionsV1 is the first released AstralIndexOptions, before the
+// rerank fields.
+func sizeofOptionsV1() uint32 {
+	return uint32(unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage))
+}
 
 func createIndex(o options) (uint64, status) {
 	if o.size == 0 {
@@ -137,6 +149,7 @@ func createIndex(o options) (uint64, status) {
 		struct_size: C.uint32_t(o.size), dimension: C.uint32_t(o.dim), metric: C.uint32_t(o.metric),
 		kind: C.uint32_t(o.kind), storage: C.uint32_t(o.storage), hnsw_m: C.uint32_t(o.m),
 		flat_limit_bytes: C.uint64_t(o.flatLimit), hnsw_ef_construction: C.uint32_t(o.efc), hnsw_ef_search: C.uint32_t(o.efs),
+		rerank_storage: C.uint32_t(o.rerank), rerank_factor: C.uint32_t(o.rerankFactor),
 	}
 	if o.size > sizeofOptions() {
 		buf.slice()[o.size-1] = 1 // an unknown field set
@@ -200,7 +213,9 @@ func count(h uint64) (uint64, status) {
 type stats struct {
 	dim, metric, kind, storage, threads uint32
 	count, bytes                        uint64
+	bytesPerVector                      float64
 	kernel                              string
+	rerank, rerankFactor                uint32
 }
 
 func indexStats(h uint64) (stats, status) {
@@ -210,8 +225,29 @@ func indexStats(h uint64) (stats, status) {
 	return stats{
 		dim: uint32(s.dimension), metric: uint32(s.metric), kind: uint32(s.kind), storage: uint32(s.storage),
 		threads: uint32(s.thread_count), count: uint64(s.count), bytes: uint64(s.bytes),
-		kernel: C.GoString(&s.kernel[0]),
+		bytesPerVector: float64(s.bytes_per_vector), kernel: C.GoString(&s.kernel[0]),
+		rerank: uint32(s.rerank_storage), rerankFactor: uint32(s.rerank_factor),
 	}, st
+}
+
+func sizeofStats() uint32 { return uint32(unsafe.Sizeof(C.AstralStats{})) }
+
+// sizeofStatsV1 is the first released AstralStats, before the rerank fields.
+func sizeofStatsV1() uint32 { return uint32(unsafe.Offsetof(C.AstralStats{}.rerank_storage)) }
+
+// indexStatsRaw passes an AstralStats of struct_size size as an older or
+// newer host would, in a C buffer of sizeof(AstralStats) + 16 bytes first
+// filled with fill, and returns that whole buffer afterwards.
+func indexStatsRaw(h uint64, size uint32, fill byte) ([]byte, status) {
+	buf := newCArray[byte](int(sizeofStats()) + 16)
+	defer buf.free()
+	for i := range buf.slice() {
+		buf.slice()[i] = fill
+	}
+	s := (*C.AstralStats)(unsafe.Pointer(buf.p))
+	s.struct_size = C.uint32_t(size)
+	st := astral_index_stats(C.AstralIndex(h), s)
+	return append([]byte(nil), buf.slice()...), st
 }
 
 // lastError is the calling thread's message; lock the goroutine to its

@@ -130,13 +130,23 @@ typedef struct AstralInit {
 #define ASTRAL_KIND_FLAT 1u /* exact scan of every record */
 #define ASTRAL_KIND_HNSW 2u /* graph search: approximate, for indexes too large to scan in a frame */
 
-/* Stored component kinds. 0 selects the default, E5M2. */
+/* Stored component kinds. 0 selects the default, E5M2.
+ * Which to pick: E5M2 (the default) is one byte per component, no scale;
+ * INT8 is also one byte per component (plus a 4-byte scale per vector) at
+ * near-F16 recall, the best one-byte kind; F16 and F32 when memory allows
+ * (F32 is exact). A rerank copy (AstralIndexOptions.rerank_storage F16 or
+ * F32, factor 4) over a one-byte kind recovers the exact ranking of that
+ * copy for 2 or 4 more bytes per component. */
 #define ASTRAL_STORAGE_DEFAULT 0u
 #define ASTRAL_STORAGE_E5M2 1u /* 8-bit float: 1 sign, 5 exponent, 2 mantissa bits */
 #define ASTRAL_STORAGE_E4M3 2u /* 8-bit float (OCP E4M3FN) with a per-vector scale */
 #define ASTRAL_STORAGE_INT8 3u /* signed byte with a per-vector scale; exact integer scoring */
 #define ASTRAL_STORAGE_F16 4u  /* IEEE binary16 */
 #define ASTRAL_STORAGE_F32 5u  /* float: exact */
+
+/* AstralIndexOptions.rerank_factor: 0 selects this default; at most the max. */
+#define ASTRAL_DEFAULT_RERANK_FACTOR 4u
+#define ASTRAL_MAX_RERANK_FACTOR 64u
 
 #define ASTRAL_MAX_DIMENSION 4096
 #define ASTRAL_MAX_K 1024
@@ -157,6 +167,12 @@ typedef struct AstralIndexOptions {
     uint64_t flat_limit_bytes;     /* where ASTRAL_KIND_AUTO leaves flat; 0 = 16 MiB */
     uint32_t hnsw_ef_construction; /* build beam width: m to 4096 */
     uint32_t hnsw_ef_search;       /* query beam width: 1 to 4096 (at least k is used) */
+    /* Appended to the first layout: a host built with that one (struct_size
+     * 40) gets no rerank. With a rerank copy a query keeps k * rerank_factor
+     * candidates (at most ASTRAL_MAX_K) from the compact records and
+     * returns the k best by their scores against the copy. */
+    uint32_t rerank_storage; /* 0: none; ASTRAL_STORAGE_F16 or _F32: keep a second copy and rescore */
+    uint32_t rerank_factor;  /* candidates per result rescored: 1 to 64; 0 = 4 */
 } AstralIndexOptions;
 
 /* One hit: the id given to astral_index_add and its score. */
@@ -176,8 +192,12 @@ typedef struct AstralStats {
     uint32_t storage;          /* ASTRAL_STORAGE_*, never DEFAULT */
     uint32_t thread_count;     /* runtime workers serving queries (caller not counted) */
     uint64_t bytes;            /* memory held by records, ids and per-record data */
-    double bytes_per_vector;   /* what one more vector costs */
+    double bytes_per_vector;   /* what one more vector costs: record, scale, id, rerank copy */
     char kernel[ASTRAL_KERNEL_NAME_SIZE]; /* scan kernel, NUL-terminated, e.g. "avx2/fixed384" */
+    /* Appended to the first layout (struct_size 80, which is still
+     * accepted and gets these two left out). */
+    uint32_t rerank_storage;   /* 0: none; ASTRAL_STORAGE_F16 or _F32 */
+    uint32_t rerank_factor;    /* candidates per result rescored; 0 without rerank */
 } AstralStats;
 
 #ifndef ASTRAL_TYPES_ONLY /* the library's cgo layer needs the types alone */
@@ -222,7 +242,9 @@ ASTRAL_API AstralStatus astral_shutdown(void);
  * ASTRAL_INDEX_NONE on failure).
  * Statuses: OK; INVALID_ARGUMENT (NULL pointer, struct_size, dimension,
  * unknown metric/kind/storage, HNSW parameter out of range, flat_limit_bytes
- * above INT64_MAX); VERSION_MISMATCH (see astral_init); NOT_INITIALIZED.
+ * above INT64_MAX, rerank_storage not 0/F16/F32, rerank_factor above 64 or
+ * set without rerank_storage); VERSION_MISMATCH (see astral_init);
+ * NOT_INITIALIZED.
  * Thread-safe. */
 ASTRAL_API AstralStatus astral_index_create(const AstralIndexOptions *options,
                                             AstralIndex *out_index);

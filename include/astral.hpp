@@ -104,13 +104,69 @@ inline Status init(const AstralInit &init) noexcept { return ASTRAL_HPP_CALL(ast
 inline Status shutdown() noexcept { return ASTRAL_HPP_CALL(astral_shutdown)(); }
 
 // Options for an index of the given dimension; every other field is its
-// default (cosine, auto, E5M2).
+// default (cosine, auto, E5M2, no rerank copy). IndexOptions below sets
+// them by name.
 inline AstralIndexOptions index_options(std::uint32_t dimension) noexcept {
     AstralIndexOptions o{};
     o.struct_size = static_cast<std::uint32_t>(sizeof o);
     o.dimension = dimension;
     return o;
 }
+
+// IndexOptions builds an AstralIndexOptions: every field starts at its
+// default (cosine, auto, E5M2, no rerank copy) and each setter returns the
+// builder, e.g.
+//   astral::Index::create(astral::IndexOptions(384)
+//                             .storage(ASTRAL_STORAGE_INT8)
+//                             .rerank(ASTRAL_STORAGE_F16), index);
+// Storage: E5M2 (default) or INT8 for one byte per component (INT8 nearer
+// F16's recall), F16/F32 when memory allows; a rerank F16/F32 copy, 4
+// candidates per result, recovers the exact ranking over a one-byte kind.
+// The library validates every value (astral_index_create).
+class IndexOptions {
+public:
+    explicit IndexOptions(std::uint32_t dimension) noexcept : o_(index_options(dimension)) {}
+    IndexOptions &metric(std::uint32_t value) noexcept {
+        o_.metric = value;
+        return *this;
+    }
+    IndexOptions &kind(std::uint32_t value) noexcept {
+        o_.kind = value;
+        return *this;
+    }
+    // ASTRAL_STORAGE_*: how the searched records store a component.
+    IndexOptions &storage(std::uint32_t value) noexcept {
+        o_.storage = value;
+        return *this;
+    }
+    // A second copy in copy_storage (ASTRAL_STORAGE_F16 or _F32) that each
+    // query rescores factor * k candidates against (factor 1 to
+    // ASTRAL_MAX_RERANK_FACTOR; 0 = ASTRAL_DEFAULT_RERANK_FACTOR).
+    // rerank(0) removes it.
+    IndexOptions &rerank(std::uint32_t copy_storage, std::uint32_t factor = 0) noexcept {
+        o_.rerank_storage = copy_storage;
+        o_.rerank_factor = factor;
+        return *this;
+    }
+    // HNSW parameters; 0 = the library's default.
+    IndexOptions &hnsw(std::uint32_t m, std::uint32_t ef_construction = 0,
+                       std::uint32_t ef_search = 0) noexcept {
+        o_.hnsw_m = m;
+        o_.hnsw_ef_construction = ef_construction;
+        o_.hnsw_ef_search = ef_search;
+        return *this;
+    }
+    IndexOptions &flat_limit_bytes(std::uint64_t bytes) noexcept {
+        o_.flat_limit_bytes = bytes;
+        return *this;
+    }
+
+    const AstralIndexOptions &get() const noexcept { return o_; }
+    operator const AstralIndexOptions &() const noexcept { return o_; }
+
+private:
+    AstralIndexOptions o_;
+};
 
 // Index owns one index handle: move-only, destroyed with the object.
 class Index {

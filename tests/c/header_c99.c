@@ -20,9 +20,16 @@ CHECK_LAYOUT(sizeof(AstralStatus) == 4);
 CHECK_LAYOUT(offsetof(AstralInit, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, flat_limit_bytes) == 24);
-CHECK_LAYOUT(sizeof(AstralIndexOptions) == 40);
+/* The first released layout ended at 40; fields appended since. */
+CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_storage) == 40);
+CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_factor) == 44);
+CHECK_LAYOUT(sizeof(AstralIndexOptions) == 48);
 CHECK_LAYOUT(offsetof(AstralStats, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralStats, kernel) == 48);
+/* The first released layout ended at 80. */
+CHECK_LAYOUT(offsetof(AstralStats, rerank_storage) == 80);
+CHECK_LAYOUT(offsetof(AstralStats, rerank_factor) == 84);
+CHECK_LAYOUT(sizeof(AstralStats) == 88);
 
 int main(void) {
     AstralInit init = ASTRAL_INIT_DEFAULTS;

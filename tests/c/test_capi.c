@@ -177,7 +177,13 @@ static void test_create(void) {
     CREATE_FAILS(metric, 4, ASTRAL_E_INVALID_ARGUMENT, "metric");
     CREATE_FAILS(metric, 0x101, ASTRAL_E_INVALID_ARGUMENT, "metric"); /* not 1 when narrowed */
     CREATE_FAILS(kind, 3, ASTRAL_E_INVALID_ARGUMENT, "kind");
-    CREATE_FAILS(storage, 2, ASTRAL_E_INVALID_ARGUMENT, "storage");
+    CREATE_FAILS(storage, 6, ASTRAL_E_INVALID_ARGUMENT, "unknown storage 6");
+    CREATE_FAILS(storage, 0x103, ASTRAL_E_INVALID_ARGUMENT, "unknown storage 255"); /* not INT8 when narrowed */
+    CREATE_FAILS(rerank_storage, ASTRAL_STORAGE_E5M2, ASTRAL_E_INVALID_ARGUMENT, "rerank_storage 1");
+    CREATE_FAILS(rerank_storage, ASTRAL_STORAGE_INT8, ASTRAL_E_INVALID_ARGUMENT, "rerank_storage 3");
+    CREATE_FAILS(rerank_storage, 6, ASTRAL_E_INVALID_ARGUMENT, "rerank_storage 6");
+    CREATE_FAILS(rerank_storage, 0x104, ASTRAL_E_INVALID_ARGUMENT, "rerank_storage 260"); /* not F16 when narrowed */
+    CREATE_FAILS(rerank_factor, 4, ASTRAL_E_INVALID_ARGUMENT, "rerank_factor 4 without a rerank_storage");
     CREATE_FAILS(hnsw_m, 1, ASTRAL_E_INVALID_ARGUMENT, "hnsw_m 1");
     CREATE_FAILS(hnsw_m, 129, ASTRAL_E_INVALID_ARGUMENT, "hnsw_m 129");
     CREATE_FAILS(hnsw_ef_construction, 8, ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_construction 8");
@@ -185,6 +191,28 @@ static void test_create(void) {
     CREATE_FAILS(hnsw_ef_search, 4097, ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_search 4097");
     CREATE_FAILS(flat_limit_bytes, UINT64_MAX, ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes");
 #undef CREATE_FAILS
+    {
+        AstralIndexOptions b = o;
+        b.rerank_storage = ASTRAL_STORAGE_F16;
+        b.rerank_factor = ASTRAL_MAX_RERANK_FACTOR + 1;
+        CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_create(&b, &h), "rerank_factor 65: want 1 to 64");
+        CHECK(h == ASTRAL_INDEX_NONE);
+    }
+    {
+        /* A host built with the first layout (no rerank fields): whatever
+         * follows its struct is not read. */
+        AstralIndexOptions b = o;
+        AstralStats s;
+        b.struct_size = (uint32_t)offsetof(AstralIndexOptions, rerank_storage);
+        b.storage = ASTRAL_STORAGE_INT8;
+        b.rerank_storage = 99;
+        b.rerank_factor = 1000;
+        CHECK_OK(astral_index_create(&b, &h));
+        s.struct_size = sizeof s;
+        CHECK_OK(astral_index_stats(h, &s));
+        CHECK(s.storage == ASTRAL_STORAGE_INT8 && s.rerank_storage == 0 && s.rerank_factor == 0);
+        CHECK_OK(astral_index_destroy(h));
+    }
     {
         /* HNSW parameters are validated for an HNSW index too. */
         AstralIndexOptions b = o;
@@ -214,6 +242,26 @@ static void test_create(void) {
             b.hnsw_ef_search = 4096;
             b.flat_limit_bytes = (uint64_t)INT64_MAX;
             CHECK_OK(astral_index_create(&b, &h));
+            CHECK_OK(astral_index_destroy(h));
+        }
+    }
+    /* Every storage kind, each with no rerank copy, an F16 and an F32 one
+     * (rerank_factor 0, 1, the maximum), reported back by the stats. */
+    for (uint32_t storage = 0; storage <= ASTRAL_STORAGE_F32; storage++) {
+        static const uint32_t reranks[3] = {0, ASTRAL_STORAGE_F16, ASTRAL_STORAGE_F32};
+        static const uint32_t factors[3] = {0, 1, ASTRAL_MAX_RERANK_FACTOR};
+        for (int i = 0; i < 3; i++) {
+            AstralIndexOptions b = o;
+            AstralStats s;
+            b.storage = storage;
+            b.rerank_storage = reranks[i];
+            b.rerank_factor = reranks[i] == 0 ? 0 : factors[storage % 3];
+            CHECK_OK(astral_index_create(&b, &h));
+            s.struct_size = sizeof s;
+            CHECK_OK(astral_index_stats(h, &s));
+            CHECK(s.storage == (storage == 0 ? ASTRAL_STORAGE_E5M2 : storage));
+            CHECK(s.rerank_storage == reranks[i]);
+            CHECK(s.rerank_factor == (reranks[i] == 0 ? 0 : b.rerank_factor == 0 ? ASTRAL_DEFAULT_RERANK_FACTOR : b.rerank_factor));
             CHECK_OK(astral_index_destroy(h));
         }
     }
@@ -454,6 +502,16 @@ static void test_count_stats(void) {
     CHECK(s.bytes > 0 && s.bytes_per_vector >= DIM);
     CHECK(memchr(s.kernel, '\0', sizeof s.kernel) != NULL && strlen(s.kernel) > 0);
     CHECK(s.thread_count <= ASTRAL_MAX_THREADS);
+    CHECK(s.rerank_storage == 0 && s.rerank_factor == 0);
+
+    /* A host built with the first layout (80 bytes): nothing past it is written. */
+    memset(bigger, 0xA5, sizeof bigger);
+    grown->struct_size = (uint32_t)offsetof(AstralStats, rerank_storage);
+    CHECK_OK(astral_index_stats(h, grown));
+    CHECK(grown->count == N && grown->dimension == DIM);
+    for (size_t i = offsetof(AstralStats, rerank_storage); i < sizeof bigger; i++) {
+        CHECK(bigger[i] == 0xA5);
+    }
 
     /* A newer host's bigger struct: the tail we do not know is zeroed. */
     memset(bigger, 0xff, sizeof bigger);

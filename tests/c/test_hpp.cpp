@@ -106,6 +106,45 @@ int main() {
     CHECK(astral::Index::create(o, bad).code() == ASTRAL_E_INVALID_ARGUMENT && !bad.valid());
     CHECK(astral::last_error().find("hnsw_m 1") != std::string::npos);
 
+    // The options builder: storage kind and rerank copy, checked by the library.
+    {
+        const astral::IndexOptions defaults(dim);
+        const AstralIndexOptions &plain = defaults;
+        CHECK(plain.struct_size == sizeof(AstralIndexOptions) && plain.dimension == dim);
+        CHECK(plain.storage == ASTRAL_STORAGE_DEFAULT && plain.rerank_storage == 0 && plain.rerank_factor == 0);
+
+        astral::Index r;
+        CHECK(astral::Index::create(astral::IndexOptions(dim)
+                                        .kind(ASTRAL_KIND_FLAT)
+                                        .metric(ASTRAL_METRIC_COSINE)
+                                        .storage(ASTRAL_STORAGE_INT8)
+                                        .rerank(ASTRAL_STORAGE_F32),
+                                    r)
+                  .ok());
+        CHECK(r.add(ids, v).ok());
+        CHECK(r.query(q, 2, out, n).ok() && n == 2 && out[0].id == 1 && out[1].id == 3);
+        AstralStats rs;
+        CHECK(r.stats(rs).ok() && rs.storage == ASTRAL_STORAGE_INT8 && rs.rerank_storage == ASTRAL_STORAGE_F32 &&
+              rs.rerank_factor == ASTRAL_DEFAULT_RERANK_FACTOR);
+        float self[dim] = {1, 0, 0, 0};
+        CHECK(r.query(self, 1, out, n).ok() && n == 1 && out[0].id == 1 && out[0].score > 0.99999f &&
+              out[0].score < 1.00001f);
+
+        astral::IndexOptions opts(dim);
+        opts.storage(ASTRAL_STORAGE_F16).rerank(ASTRAL_STORAGE_F16, ASTRAL_MAX_RERANK_FACTOR).hnsw(8, 16, 32);
+        CHECK(opts.get().storage == ASTRAL_STORAGE_F16 && opts.get().rerank_factor == 64 && opts.get().hnsw_m == 8);
+        CHECK(astral::Index::create(opts, r).ok());
+        CHECK(r.stats(rs).ok() && rs.rerank_storage == ASTRAL_STORAGE_F16 && rs.rerank_factor == 64);
+        CHECK(astral::Index::create(opts.rerank(ASTRAL_STORAGE_F16, 65), bad).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::last_error().find("rerank_factor 65") != std::string::npos);
+        CHECK(astral::Index::create(opts.rerank(ASTRAL_STORAGE_INT8), bad).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::last_error().find("rerank_storage 3") != std::string::npos);
+        CHECK(astral::Index::create(opts.rerank(0, 4), bad).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::last_error().find("without a rerank_storage") != std::string::npos);
+        CHECK(astral::Index::create(opts.rerank(0).storage(6), bad).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::Index::create(opts.storage(ASTRAL_STORAGE_E4M3), r).ok());
+    }
+
     CHECK(astral::shutdown().ok());
     CHECK(astral::shutdown().code() == ASTRAL_E_NOT_INITIALIZED);
     if (failures != 0) {

@@ -49,6 +49,39 @@ namespace UE::Astral::BlueprintLibrary
 		}
 	}
 
+	static uint32 ToNativeStorage(EAstralStorage Storage)
+	{
+		switch (Storage)
+		{
+		case EAstralStorage::E4M3:
+			return ASTRAL_STORAGE_E4M3;
+		case EAstralStorage::Int8:
+			return ASTRAL_STORAGE_INT8;
+		case EAstralStorage::F16:
+			return ASTRAL_STORAGE_F16;
+		case EAstralStorage::F32:
+			return ASTRAL_STORAGE_F32;
+		case EAstralStorage::E5M2:
+		default:
+			return ASTRAL_STORAGE_E5M2;
+		}
+	}
+
+	/** 0 for None: the index keeps no second copy. */
+	static uint32 ToNativeRerank(EAstralRerank Rerank)
+	{
+		switch (Rerank)
+		{
+		case EAstralRerank::F16:
+			return ASTRAL_STORAGE_F16;
+		case EAstralRerank::F32:
+			return ASTRAL_STORAGE_F32;
+		case EAstralRerank::None:
+		default:
+			return 0;
+		}
+	}
+
 	static uint32 ToNativeKind(EAstralIndexKind Kind)
 	{
 		switch (Kind)
@@ -64,7 +97,8 @@ namespace UE::Astral::BlueprintLibrary
 	}
 }
 
-bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error)
+bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error,
+	EAstralStorage Storage, EAstralRerank Rerank, int32 RerankFactor)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Index = nullptr;
@@ -75,10 +109,21 @@ bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric,
 		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Create Index: Dimension is %d, not 1 to %d"), Dimension, ASTRAL_MAX_DIMENSION));
 	}
 
-	AstralIndexOptions Options = astral::index_options(static_cast<uint32>(Dimension));
-	Options.metric = ToNativeMetric(Metric);
-	Options.kind = ToNativeKind(Kind);
-	Options.flat_limit_bytes = static_cast<uint64_t>(FMath::Max(0, GetDefault<UAstralSettings>()->FlatLimitMiB)) << 20;
+	// The factor only means something with a copy: the node's default 4 must
+	// not make an index without one fail.
+	const bool bRerank = Rerank != EAstralRerank::None;
+	if (bRerank && (RerankFactor < 0 || RerankFactor > static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR)))
+	{
+		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Create Index: Rerank Factor is %d, not 1 to %d (0 for %d)"),
+			RerankFactor, static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR), static_cast<int32>(ASTRAL_DEFAULT_RERANK_FACTOR)));
+	}
+
+	AstralIndexOptions Options = astral::IndexOptions(static_cast<uint32>(Dimension))
+		.metric(ToNativeMetric(Metric))
+		.kind(ToNativeKind(Kind))
+		.storage(ToNativeStorage(Storage))
+		.rerank(ToNativeRerank(Rerank), bRerank ? static_cast<uint32>(RerankFactor) : 0u)
+		.flat_limit_bytes(static_cast<uint64_t>(FMath::Max(0, GetDefault<UAstralSettings>()->FlatLimitMiB)) << 20);
 
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::Create(Options, Error);
 	if (!Native.IsValid())

@@ -179,6 +179,28 @@ bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) con
 		break;
 	}
 	OutStats.Kind = Stats.kind == ASTRAL_KIND_HNSW ? EAstralIndexKind::Hnsw : EAstralIndexKind::Flat;
+	switch (Stats.storage)
+	{
+	case ASTRAL_STORAGE_E4M3:
+		OutStats.Storage = EAstralStorage::E4M3;
+		break;
+	case ASTRAL_STORAGE_INT8:
+		OutStats.Storage = EAstralStorage::Int8;
+		break;
+	case ASTRAL_STORAGE_F16:
+		OutStats.Storage = EAstralStorage::F16;
+		break;
+	case ASTRAL_STORAGE_F32:
+		OutStats.Storage = EAstralStorage::F32;
+		break;
+	default:
+		OutStats.Storage = EAstralStorage::E5M2;
+		break;
+	}
+	OutStats.Rerank = Stats.rerank_storage == ASTRAL_STORAGE_F32 ? EAstralRerank::F32
+		: Stats.rerank_storage == ASTRAL_STORAGE_F16 ? EAstralRerank::F16
+		: EAstralRerank::None;
+	OutStats.RerankFactor = static_cast<int32>(Stats.rerank_factor);
 	OutStats.WorkerCount = static_cast<int32>(Stats.thread_count);
 	OutStats.Bytes = static_cast<int64>(Stats.bytes);
 	OutStats.BytesPerVector = Stats.bytes_per_vector;

@@ -21,9 +21,16 @@ class ASTRALPLUGIN_API UAstralBlueprintLibrary : public UBlueprintFunctionLibrar
 	GENERATED_BODY()
 
 public:
-	/** Makes an empty index for vectors of Dimension floats (1 to 4096). */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error);
+	/**
+	 * Makes an empty index for vectors of Dimension floats (1 to 4096).
+	 * Storage: how each component is kept (Int8 for one byte at near-F16
+	 * recall, E5M2 the default, F16/F32 when memory allows). Rerank: a second
+	 * F16 or F32 copy each query rescores its K x Rerank Factor best candidates
+	 * against (Rerank Factor 1 to 64, 0 = 4; ignored when Rerank is None).
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success", AdvancedDisplay = "Storage,Rerank,RerankFactor"))
+	static bool CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error,
+		EAstralStorage Storage = EAstralStorage::E5M2, EAstralRerank Rerank = EAstralRerank::None, int32 RerankFactor = 4);
 
 	/** Stores Vector (Dimension floats) under Id. Fails if Id is already stored. */
 	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))

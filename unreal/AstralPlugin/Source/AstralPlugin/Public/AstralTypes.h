@@ -29,6 +29,42 @@ enum class EAstralIndexKind : uint8
 	Hnsw UMETA(DisplayName = "HNSW"),
 };
 
+/**
+ * How an index stores each component of its vectors: memory against recall.
+ * Int8 for one byte per component at near-F16 recall; E5M2 (the default)
+ * for one byte without a per-vector scale; F16 or F32 when memory allows.
+ */
+UENUM(BlueprintType)
+enum class EAstralStorage : uint8
+{
+	/** 8-bit float, one byte per component, no scale: the default. */
+	E5M2,
+	/** 8-bit float with a per-vector scale, one byte per component. */
+	E4M3,
+	/** Signed byte with a per-vector scale: the most accurate one-byte kind, near F16's recall. */
+	Int8,
+	/** 16-bit float, two bytes per component. */
+	F16,
+	/** 32-bit float, four bytes per component: exact. */
+	F32,
+};
+
+/**
+ * A second copy of every vector, wider than the searched one, that each query
+ * rescores its best K x Rerank Factor candidates against: over a one-byte
+ * storage kind, F16 or F32 with the default factor 4 recovers the exact ranking.
+ */
+UENUM(BlueprintType)
+enum class EAstralRerank : uint8
+{
+	/** No second copy. */
+	None,
+	/** A 16-bit float copy: two more bytes per component. */
+	F16,
+	/** A 32-bit float copy: four more bytes per component; exact scores. */
+	F32,
+};
+
 /** One hit of a query. Same layout as the C ABI's AstralResult, so queries write straight into arrays of it. */
 USTRUCT(BlueprintType)
 struct ASTRALPLUGIN_API FAstralResult
@@ -64,6 +100,18 @@ struct ASTRALPLUGIN_API FAstralStats
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	EAstralIndexKind Kind = EAstralIndexKind::Flat;
 
+	/** How the searched vectors are stored. */
+	UPROPERTY(BlueprintReadOnly, Category = "Astral")
+	EAstralStorage Storage = EAstralStorage::E5M2;
+
+	/** The rescoring copy, if any. */
+	UPROPERTY(BlueprintReadOnly, Category = "Astral")
+	EAstralRerank Rerank = EAstralRerank::None;
+
+	/** Candidates per result rescored against the copy; 0 without one. */
+	UPROPERTY(BlueprintReadOnly, Category = "Astral")
+	int32 RerankFactor = 0;
+
 	/** Runtime workers serving queries; the calling thread works too and is not counted. */
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	int32 WorkerCount = 0;
@@ -72,7 +120,7 @@ struct ASTRALPLUGIN_API FAstralStats
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	int64 Bytes = 0;
 
-	/** What one more vector costs, in bytes. */
+	/** What one more vector costs, in bytes: its record, scale, id and rerank copy. */
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	double BytesPerVector = 0.0;
 

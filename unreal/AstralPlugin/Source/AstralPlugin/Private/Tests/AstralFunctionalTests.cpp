@@ -189,7 +189,9 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 	ExpectFailure(*this, TEXT("Create Index, dimension 0"), UAstralBlueprintLibrary::CreateIndex(0, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("Dimension is 0"));
 	TestNull(TEXT("no index for dimension 0"), Made);
 	ExpectFailure(*this, TEXT("Create Index, dimension 4097"), UAstralBlueprintLibrary::CreateIndex(ASTRAL_MAX_DIMENSION + 1, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("not 1 to"));
-	ExpectFailure(*this, TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Hnsw, Made, Error), Error, TEXT("unsupported"));
+	// HNSW is a valid kind: creating one succeeds (its search is covered by the C tests).
+	TestTrue(TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Hnsw, Made, Error));
+	TestNotNull(TEXT("an HNSW index"), Made);
 
 	ExpectFailure(*this, TEXT("Add to None"), UAstralBlueprintLibrary::Add(nullptr, 1, Good, Error), Error, TEXT("Index is None"));
 	ExpectFailure(*this, TEXT("Add Batch to None"), UAstralBlueprintLibrary::AddBatch(nullptr, { 1 }, Good, Error), Error, TEXT("Index is None"));
@@ -230,6 +232,79 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 		TestEqual(TEXT("still the four vectors"), Stats.Count, static_cast<int64>(4));
 	}
 	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::Query(Index, Good, 1, Results, Error));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralStorageKindsTest, "Astral.Functional.StorageKinds",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+	using Functional::ExpectFailure;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	const EAstralStorage Storages[] = { EAstralStorage::E5M2, EAstralStorage::E4M3, EAstralStorage::Int8, EAstralStorage::F16, EAstralStorage::F32 };
+	const EAstralRerank Reranks[] = { EAstralRerank::None, EAstralRerank::F16, EAstralRerank::F32 };
+	const TArray<float> Vectors = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.9f, 0.1f, 0.0f, 0.0f };
+	for (const EAstralStorage Storage : Storages)
+	{
+		for (const EAstralRerank Rerank : Reranks)
+		{
+			// Factor 4 with None too: the node's default must not make it fail.
+			const int32 Factor = Storage == EAstralStorage::Int8 ? 64 : 4;
+			const FString What = FString::Printf(TEXT("storage %d, rerank %d"), static_cast<int32>(Storage), static_cast<int32>(Rerank));
+			UAstralIndex* Index = nullptr;
+			FString Error;
+			const bool bCreated = UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error, Storage, Rerank, Factor);
+			if (!TestTrue(*FString::Printf(TEXT("Create Index, %s: %s"), *What, *Error), bCreated))
+			{
+				continue;
+			}
+			TestTrue(*FString::Printf(TEXT("Add Batch, %s"), *What), UAstralBlueprintLibrary::AddBatch(Index, { 10, 11, 12, 13 }, Vectors, Error));
+			TArray<FAstralResult> Results;
+			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, Results, Error));
+			if (TestEqual(*FString::Printf(TEXT("two hits, %s"), *What), Results.Num(), 2))
+			{
+				TestEqual(*FString::Printf(TEXT("a stored vector finds itself, %s"), *What), Results[0].Id, static_cast<int64>(10));
+				TestEqual(*FString::Printf(TEXT("then the nearest in angle, %s"), *What), Results[1].Id, static_cast<int64>(13));
+				// One-byte kinds round; a rerank copy scores exactly (F32) or to F16.
+				const float Tolerance = Rerank == EAstralRerank::F32 ? 1.e-5f : Rerank == EAstralRerank::F16 ? 2.e-3f : 0.05f;
+				TestEqual(*FString::Printf(TEXT("its cosine is about 1, %s"), *What), Results[0].Score, 1.0f, Tolerance);
+			}
+			FAstralStats Stats;
+			if (TestTrue(*FString::Printf(TEXT("Get Stats, %s"), *What), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+			{
+				TestTrue(*FString::Printf(TEXT("stats storage, %s"), *What), Stats.Storage == Storage);
+				TestTrue(*FString::Printf(TEXT("stats rerank, %s"), *What), Stats.Rerank == Rerank);
+				TestEqual(*FString::Printf(TEXT("stats rerank factor, %s"), *What), Stats.RerankFactor, Rerank == EAstralRerank::None ? 0 : Factor);
+			}
+		}
+	}
+
+	// The default factor, and the bytes a copy costs.
+	UAstralIndex* Plain = nullptr;
+	UAstralIndex* Copied = nullptr;
+	FString Error;
+	FAstralStats PlainStats;
+	FAstralStats CopiedStats;
+	if (TestTrue(TEXT("Create Index, Int8"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Plain, Error, EAstralStorage::Int8))
+		&& TestTrue(TEXT("Create Index, Int8 + F32, factor 0"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Copied, Error, EAstralStorage::Int8, EAstralRerank::F32, 0))
+		&& TestTrue(TEXT("Get Stats, Int8"), UAstralBlueprintLibrary::GetStats(Plain, PlainStats, Error))
+		&& TestTrue(TEXT("Get Stats, Int8 + F32"), UAstralBlueprintLibrary::GetStats(Copied, CopiedStats, Error)))
+	{
+		TestEqual(TEXT("factor 0 is the library's 4"), CopiedStats.RerankFactor, static_cast<int32>(ASTRAL_DEFAULT_RERANK_FACTOR));
+		TestTrue(TEXT("an F32 copy costs at least 4 bytes per component"), CopiedStats.BytesPerVector - PlainStats.BytesPerVector >= 16.0);
+	}
+
+	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
+	UAstralIndex* Made = nullptr;
+	ExpectFailure(*this, TEXT("Create Index, Rerank Factor 65"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F16, 65), Error, TEXT("Rerank Factor is 65, not 1 to 64"));
+	TestNull(TEXT("no index for factor 65"), Made);
+	ExpectFailure(*this, TEXT("Create Index, Rerank Factor -1"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F32, -1), Error, TEXT("Rerank Factor is -1"));
 	return true;
 }
 
