@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -76,6 +77,7 @@ func stress(t *testing.T, kind Kind) {
 		ws[i] = &stressWriter{vecs: map[uint64][]float32{}}
 	}
 	var stop atomic.Bool
+	var saves atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	report := func(err error) {
@@ -92,7 +94,14 @@ func stress(t *testing.T, kind Kind) {
 			r := rand.New(rand.NewPCG(uint64(wi), 7))
 			next := uint64(wi) << 32
 			var live []uint64
-			for range opsPer {
+			for k := range opsPer {
+				if k == opsPer/2 {
+					// Half-way, let two saves finish under load however
+					// slow saving is here (qemu, -race).
+					for deadline := time.Now().Add(time.Minute); saves.Load() < 2 && time.Now().Before(deadline); {
+						time.Sleep(time.Millisecond)
+					}
+				}
 				op := stressOp{add: len(live) < 5 || r.IntN(3) > 0}
 				if op.add {
 					n := 1 + r.IntN(3)
@@ -160,7 +169,6 @@ func stress(t *testing.T, kind Kind) {
 	var snaps []snapshot
 	var swg sync.WaitGroup
 	var smu sync.Mutex
-	var saves atomic.Int64
 	for si := range 2 {
 		swg.Add(1)
 		go func() {
