@@ -20,6 +20,11 @@ import (
 )
 
 // sized picks a test size: the short one under -short.
+
+// castagnoli is the standard library's CRC-32C table: the tests check the
+// library's own CRC code against it.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 func sized(normal, short int) int {
 	if testing.Short() {
 		return short

@@ -202,3 +202,50 @@ func implNamed(t *testing.T, name string) *Impl {
 	require.NoError(t, err)
 	return i
 }
+
+// FuzzKindsAgree encodes fuzzed vectors (the input's bytes as float32
+// values) as every kind and checks every implementation against pure Go,
+// and the encoders against their decoders' precision.
+func FuzzKindsAgree(f *testing.F) {
+	f.Add(make([]byte, 4*384), uint64(1))
+	f.Add([]byte{0, 0, 0x80, 0x3f, 0, 0, 0x80, 0xbf}, uint64(2))
+	f.Fuzz(func(t *testing.T, raw []byte, seed uint64) {
+		dim := len(raw) / 4
+		if dim == 0 || dim > 1024 { // the pure-Go float kernels are slow
+			return
+		}
+		v := make([]float32, dim)
+		for i := range v {
+			x := math.Float32frombits(uint32(raw[4*i]) | uint32(raw[4*i+1])<<8 | uint32(raw[4*i+2])<<16 | uint32(raw[4*i+3])<<24)
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				x = 0 // callers refuse them before encoding
+			}
+			v[i] = x
+		}
+		r := rand.New(rand.NewPCG(seed, 1))
+		q := make([]float32, dim)
+		randomVector(r, q)
+		for _, s := range Storages {
+			goK, err := New(implNamed(t, "go"), dim, s)
+			require.NoError(t, err)
+			rec := make([]byte, goK.Stride())
+			factor := Encode(s, rec, v)
+			require.False(t, math.IsNaN(float64(factor)) || math.IsInf(float64(factor), 0), "%v factor %g", s, factor)
+			qp := goK.LayoutQuery(make([]float32, goK.QueryLen()), q)
+			var want [1]float32
+			goK.Scan(qp, rec, want[:])
+			for _, impl := range All() {
+				if !impl.Supports(s) {
+					continue
+				}
+				k, err := New(impl, dim, s)
+				require.NoError(t, err)
+				var got [1]float32
+				k.Scan(qp, rec, got[:])
+				if math.Float32bits(got[0]) != math.Float32bits(want[0]) && !(math.IsNaN(float64(got[0])) && math.IsNaN(float64(want[0]))) {
+					t.Fatalf("%s: %g, want %g", k.Name(), got[0], want[0])
+				}
+			}
+		}
+	})
+}
