@@ -299,16 +299,8 @@ func (h *header) checkFields() error {
 	default:
 		return errorf(ErrCorrupt, "unknown metric %d", h.metric)
 	}
-	if !h.storage.Valid() {
-		return errorf(ErrCorrupt, "unknown storage %d", h.storage)
-	}
-	switch {
-	case h.rerank == 0 && h.rerankFactor != 0:
-		return errorf(ErrCorrupt, "rerank factor %d without a rerank copy", h.rerankFactor)
-	case h.rerank != 0 && h.rerank != F16 && h.rerank != F32:
-		return errorf(ErrCorrupt, "rerank storage %d: want f16 or f32", h.rerank)
-	case h.rerank != 0 && (h.rerankFactor < 1 || h.rerankFactor > MaxRerankFactor):
-		return errorf(ErrCorrupt, "rerank factor %d: want 1 to %d", h.rerankFactor, MaxRerankFactor)
+	if msg := storageProblem(h.storage, h.rerank, int64(h.rerankFactor)); msg != "" {
+		return errorf(ErrCorrupt, "%s", msg)
 	}
 	if want := kernel.Stride(int(h.dim), h.storage); h.stride != uint32(want) {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.stride, h.dim, want)

@@ -1,6 +1,8 @@
 package astral
 
 import (
+	"fmt"
+
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -151,6 +153,22 @@ func WithFlatLimitBytes(n int64) Option { return func(c *Config) { c.FlatLimitBy
 // WithKernel forces a kernel implementation by name (tests, benchmarks).
 func WithKernel(name string) Option { return func(c *Config) { c.Kernel = name } }
 
+// storageProblem says what is wrong with a storage kind and rerank copy
+// (options or a file header), or "".
+func storageProblem(s, rerank Storage, factor int64) string {
+	switch {
+	case !s.Valid():
+		return fmt.Sprintf("unknown storage %d", s)
+	case rerank == 0 && factor != 0:
+		return fmt.Sprintf("rerank factor %d without a rerank copy", factor)
+	case rerank != 0 && rerank != F16 && rerank != F32:
+		return fmt.Sprintf("rerank storage %d: want f16 (%d) or f32 (%d)", rerank, F16, F32)
+	case rerank != 0 && (factor < 1 || factor > MaxRerankFactor):
+		return fmt.Sprintf("rerank factor %d: want 1 to %d", factor, MaxRerankFactor)
+	}
+	return ""
+}
+
 func (c *Config) validate() error {
 	if c.Dim < 1 || c.Dim > kernel.MaxDim {
 		return errorf(ErrInvalidArgument, "dimension %d: want 1 to %d", c.Dim, kernel.MaxDim)
@@ -165,16 +183,8 @@ func (c *Config) validate() error {
 	default:
 		return errorf(ErrInvalidArgument, "unknown index kind %d", c.Kind)
 	}
-	if !c.Storage.Valid() {
-		return errorf(ErrInvalidArgument, "unknown storage %d", c.Storage)
-	}
-	switch {
-	case c.Rerank == 0 && c.RerankFactor != 0:
-		return errorf(ErrInvalidArgument, "rerank factor %d without a rerank storage", c.RerankFactor)
-	case c.Rerank != 0 && c.Rerank != F16 && c.Rerank != F32:
-		return errorf(ErrInvalidArgument, "rerank storage %v: want f16 or f32", c.Rerank)
-	case c.Rerank != 0 && (c.RerankFactor < 1 || c.RerankFactor > MaxRerankFactor):
-		return errorf(ErrInvalidArgument, "rerank factor %d: want 1 to %d", c.RerankFactor, MaxRerankFactor)
+	if msg := storageProblem(c.Storage, c.Rerank, int64(c.RerankFactor)); msg != "" {
+		return errorf(ErrInvalidArgument, "%s", msg)
 	}
 	if c.M < 2 || c.M > hnsw.MaxM {
 		return errorf(ErrInvalidArgument, "M %d: want 2 to %d", c.M, hnsw.MaxM)

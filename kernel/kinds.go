@@ -224,6 +224,7 @@ func prepareQuery(s Storage, dst []float32, q []float32) []float32 {
 	return layoutFlushed(dst, q, flushF16)
 }
 
+// layoutFlushed is LayoutQuery with floor in place of 2^-87.
 func layoutFlushed(dst []float32, q []float32, floor float64) []float32 {
 	n := LayoutLen(len(q))
 	dst = dst[:n]

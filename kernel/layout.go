@@ -1,7 +1,5 @@
 package kernel
 
-import "math"
-
 const (
 	// BlockLen is the number of components the kernels take at a time.
 	BlockLen = 16
@@ -21,18 +19,7 @@ func Stride(dim int, s Storage) int { return LayoutLen(dim) * s.BytesPerComponen
 
 // LayoutQuery writes q in the canonical lane order into dst, which must hold
 // LayoutLen(len(q)) values, and returns dst[:LayoutLen(len(q))].
-func LayoutQuery(dst []float32, q []float32) []float32 {
-	n := LayoutLen(len(q))
-	dst = dst[:n]
-	clear(dst)
-	for c, v := range q {
-		if math.Abs(float64(v)) < flushBelow {
-			v = 0
-		}
-		dst[layoutPos(c)] = v
-	}
-	return dst
-}
+func LayoutQuery(dst []float32, q []float32) []float32 { return layoutFlushed(dst, q, flushBelow) }
 
 // layoutPos is where component c sits in a laid-out vector: in its pair of
 // blocks, evens before odds, and within each the first block's 8 before the
