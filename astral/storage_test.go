@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/astral-engine/astral/kernel"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -245,4 +247,42 @@ func TestStorageOptionsValidated(t *testing.T) {
 	x, err := NewIndex(nil, WithDim(8), WithRerank(F16, 0))
 	require.NoError(t, err)
 	require.Equal(t, DefaultRerankFactor, x.Config().RerankFactor)
+}
+
+// TestStorageGraphRecall: an HNSW graph over each kind, for each metric
+// (L2 over int8 and E4M3 carries each record's scale in its block), finds
+// what an exact scan of the same records finds.
+func TestStorageGraphRecall(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	dim, n, nq := 64, sized(4000, 2000), 30
+	vecs, qs := randomVectors(r, n, dim), randomVectors(r, nq, dim)
+	for _, s := range kernel.Storages {
+		for _, m := range []Metric{Cosine, Dot, L2} {
+			opts := []Option{WithDim(dim), WithMetric(m), WithStorage(s), WithEfSearch(128)}
+			g, err := NewIndex(nil, append(opts, WithKind(KindHNSW))...)
+			require.NoError(t, err)
+			f, err := NewIndex(nil, append(opts, WithKind(KindFlat))...)
+			require.NoError(t, err)
+			require.NoError(t, g.Add(seqIDs(0, n), vecs))
+			require.NoError(t, f.Add(seqIDs(0, n), vecs))
+			found := 0.0
+			for i := 0; i < nq; i++ {
+				want, err := f.Query(nil, qs[i*dim:(i+1)*dim], 10)
+				require.NoError(t, err)
+				got, err := g.Query(nil, qs[i*dim:(i+1)*dim], 10)
+				require.NoError(t, err)
+				found += recallAgainst(want, got)
+				// A graph hit carries the score the exact scan gives it.
+				for _, h := range got {
+					for _, w := range want {
+						if w.ID == h.ID {
+							require.Equal(t, w.Score, h.Score, "%v %v id %d", s, m, h.ID)
+						}
+					}
+				}
+			}
+			recall := found / float64(nq)
+			require.GreaterOrEqual(t, recall, 0.9, "%v %v graph recall vs exact", s, m)
+		}
+	}
 }
