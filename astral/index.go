@@ -390,20 +390,12 @@ func (x *Index) Remove(ids ...uint64) error {
 		}
 	}
 	x.mu.Lock()
-	if x.rerank != nil {
-		for _, id := range ids {
-			if err := x.rerank.Remove(id); err != nil {
-				x.mu.Unlock()
-				return err // unreachable: ids were checked under writeMu
-			}
-		}
-	}
 	if g := x.graph; g != nil {
 		x.mu.Unlock()
 		x.mu.RLock()
-		defer x.mu.RUnlock()
 		for _, id := range ids {
 			if err := g.Delete(id); err != nil {
+				x.mu.RUnlock()
 				return errorf(ErrNotFound, "%v", err) // unreachable: ids were checked
 			}
 		}
@@ -417,7 +409,12 @@ func (x *Index) Remove(ids ...uint64) error {
 				g.Compact(x.rt.workers())
 			}()
 		}
-		return nil
+		x.mu.RUnlock()
+		// Only now leave the rerank copy: a query that found the ids in the
+		// graph before they were deleted still rescores them.
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.removeRerank(ids)
 	}
 	defer x.mu.Unlock()
 	for _, id := range ids {
@@ -426,6 +423,19 @@ func (x *Index) Remove(ids ...uint64) error {
 		}
 		if x.building {
 			x.pending = append(x.pending, pendingOp{id: id})
+		}
+	}
+	return x.removeRerank(ids)
+}
+
+// removeRerank removes ids from the rerank copy, if any; hold mu.
+func (x *Index) removeRerank(ids []uint64) error {
+	if x.rerank == nil {
+		return nil
+	}
+	for _, id := range ids {
+		if err := x.rerank.Remove(id); err != nil {
+			return err // unreachable: ids were checked under writeMu
 		}
 	}
 	return nil

@@ -178,9 +178,19 @@ func TestQueryAllocatesNothing(t *testing.T) {
 // TestConcurrentAddRemoveQuery: queries run while other goroutines add and
 // remove; every result is well formed and names a vector that was stored.
 func TestConcurrentAddRemoveQuery(t *testing.T) {
+	for name, opts := range map[string][]Option{
+		"e5m2":            nil,
+		"hnsw-int8-f16x4": {WithKind(KindHNSW), WithStorage(Int8), WithRerank(F16, 4), WithHNSW(8, 40)},
+		"flat-e4m3-f32x2": {WithKind(KindFlat), WithStorage(E4M3), WithRerank(F32, 2)},
+	} {
+		t.Run(name, func(t *testing.T) { concurrentAddRemoveQuery(t, opts) })
+	}
+}
+
+func concurrentAddRemoveQuery(t *testing.T, opts []Option) {
 	r := rand.New(rand.NewPCG(5, 5))
 	const dim = 64
-	x, err := NewIndex(newRuntime(t, 2), WithDim(dim))
+	x, err := NewIndex(newRuntime(t, 2), append([]Option{WithDim(dim)}, opts...)...)
 	require.NoError(t, err)
 	base := randomVectors(r, 2000, dim)
 	require.NoError(t, x.Add(seqIDs(0, 2000), base))

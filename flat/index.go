@@ -6,6 +6,7 @@ package flat
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -200,17 +201,30 @@ func (x *Index) Adjust() Adjust { return x.adjust }
 
 // Rescore replaces each result's score by this index's score of the same
 // id against qp (laid out by its kernel), then sorts them best first, ties
-// by id. Every id must be stored. slots and scores are scratch of at least
-// len(res).
+// by id. An id not stored here scores -Inf (callers keep both in step, so
+// it does not happen). slots and scores are scratch of at least len(res).
 func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []float32) {
 	slots, scores = slots[:len(res)], scores[:len(res)]
+	if len(x.ids) == 0 {
+		for i := range res {
+			res[i].Score = float32(math.Inf(-1))
+		}
+		return
+	}
+	missing := false
 	for i, r := range res {
-		slots[i] = uint32(x.slots[r.ID])
+		s, ok := x.slots[r.ID]
+		slots[i], missing = uint32(s), missing || !ok
 	}
 	x.kern.ScanIDs(qp, x.slab, x.stride, slots, scores)
 	x.Adjusts(scores, slots)
 	for i := range res {
 		res[i].Score = scores[i]
+		if missing {
+			if _, ok := x.slots[res[i].ID]; !ok {
+				res[i].Score = float32(math.Inf(-1))
+			}
+		}
 	}
 	slices.SortFunc(res, func(a, b Result) int {
 		if better(a, b) {
