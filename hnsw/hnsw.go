@@ -54,6 +54,8 @@ const (
 	// maxLevel caps a node's level; with M >= 2 higher draws are too rare
 	// to matter.
 	maxLevel = 31
+	// upperBeam caps the beam a search keeps on level 1 (ef/2 below it).
+	upperBeam = 16
 	// nLocks is the number of striped node locks.
 	nLocks = 4096
 )
@@ -371,10 +373,21 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []flat.Result) 
 	}
 	s.begin(st.cap, g.maxM0, ef)
 	cur := g.score1(st, s, qp, 0, uint32(ep))
-	for l := int(ep >> 32); l > 0; l-- {
+	top := int(ep >> 32)
+	for l := top; l > 1; l-- {
 		cur = g.greedy(st, s, qp, 0, cur, l)
 	}
 	s.entries = append(s.entries[:0], cur)
+	if top >= 1 {
+		// Level 1 gets a small beam rather than a greedy step, and all of
+		// its best nodes enter level 0: a greedy descent often ends beside
+		// the query's cluster, which a small ef cannot leave (clustered,
+		// ef 16: recall 0.634 → 0.695; README, "HNSW against hnswlib").
+		s.res.ef = min(max(ef/2, 1), upperBeam)
+		g.searchLayer(st, s, qp, 0, s.entries, 1, noSlot, true)
+		s.entries = append(s.entries[:0], s.res.h...)
+		s.res.ef = ef
+	}
 	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
 	for _, e := range s.res.sortBest()[:min(k, len(s.res.h))] {
 		dst = append(dst, flat.Result{ID: e.id, Score: e.score})
