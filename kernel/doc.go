@@ -7,6 +7,18 @@
 // 2 mantissa bits, exactly the high byte of an IEEE binary16, so decoding b is
 // f16(b<<8). Encoding rounds to nearest even and saturates at ±57344.
 //
+// # Other storage kinds
+//
+// E4M3 (one byte, a per-vector scale; a code decodes to a binary16 as
+// (b&0x80)<<8 | (b&0x7f)<<7, its value / 256), f16 and f32 are scored in
+// the canonical order below, exactly like E5M2; f16 and f32 records are
+// stored already in the laid-out order, so their kernels load them as they
+// are. Int8 (one signed byte, a per-vector scale) is scored in integers:
+// the query is rounded once to int16 times a power of two, products and
+// sums are exact in int32/int64, and the sum is converted to float32 once,
+// so every implementation returns the same bits in any order. kinds.go
+// holds the codecs and the pure-Go references.
+//
 // # The canonical accumulation order
 //
 // Every implementation (pure Go, AVX2, NEON, ...) returns bit-identical
