@@ -48,15 +48,7 @@ func bruteForce(x *Index, q []float32, k int) []Result {
 	for i := range all {
 		all[i] = Result{ID: x.ids[i], Score: scores[i]}
 	}
-	slices.SortFunc(all, func(a, b Result) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, compareResults)
 	return all[:min(k, len(all))]
 }
 

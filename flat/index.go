@@ -226,15 +226,7 @@ func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []flo
 			}
 		}
 	}
-	slices.SortFunc(res, func(a, b Result) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(res, compareResults)
 }
 
 // Slot returns the slot of id.

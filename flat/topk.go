@@ -13,6 +13,18 @@ func better(a, b Result) bool {
 	return a.Score > b.Score || (a.Score == b.Score && a.ID < b.ID)
 }
 
+// compareResults orders results best first (slices.SortFunc's form of
+// better).
+func compareResults(a, b Result) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
+}
+
 // topK keeps the k best results seen, worst at the root of a binary heap,
 // so a candidate that cannot enter costs one comparison.
 type topK struct {
