@@ -256,8 +256,10 @@ func quantizeQuery(dst []float32, q []float32) []float32 {
 		dst[pdim/2] = 1
 		return dst
 	}
-	_, exp := math.Frexp(amax) // amax in [2^(exp-1), 2^exp)
-	e := min(max(15-exp, -100), 100)
+	_, exp := math.Frexp(amax) // amax in [2^(exp-1), 2^exp); exp <= 128
+	// 2^-e stays a normal float32 (e >= -113 always); below 2^-85 the
+	// query keeps fewer than 15 bits.
+	e := min(15-exp, 100)
 	for c, v := range q {
 		r := math.RoundToEven(math.Ldexp(float64(v), e))
 		q16[c] = int16(min(max(r, -32767), 32767))

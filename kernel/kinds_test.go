@@ -249,3 +249,18 @@ func FuzzKindsAgree(f *testing.F) {
 		}
 	})
 }
+
+// TestInt8QueryKeepsPrecision: the int16 query keeps 15 bits of the
+// largest component at any magnitude a float32 holds (down to 2^-85).
+func TestInt8QueryKeepsPrecision(t *testing.T) {
+	for _, mag := range []float64{1e-25, 1e-3, 1, 1e10, 1e30, 3e38} {
+		q := []float32{float32(mag), float32(-mag / 3), float32(mag / 1000), 0}
+		qp := quantizeQuery(make([]float32, queryLen(Int8, 64)), q)
+		q16, scale := int16s(qp, 64), qp[32]
+		require.False(t, math.IsInf(float64(scale), 0) || scale == 0, "mag %g scale %g", mag, scale)
+		for i, v := range q {
+			got := float64(q16[i]) * float64(scale)
+			require.InDelta(t, float64(v), got, mag/16000, "mag %g component %d", mag, i)
+		}
+	}
+}
