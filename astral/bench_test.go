@@ -48,7 +48,6 @@ func BenchmarkRescore(b *testing.B) {
 	kc := x.candidates(10)
 	out := c.candBuffer(1, kc)
 	x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
-	x.prepareRerank(c, 0)
 	x.flat.Search(c.s, nil, 1, kc, out, c.counts[:1])
 	cands := append([]Result(nil), out[:c.counts[0]]...)
 	tmp := make([]Result, len(cands))

@@ -470,8 +470,10 @@ func (x *Index) checkQuery(q []float32) error {
 	return nil
 }
 
-// prepare lays query q out in slot j of the searcher, as the metric needs.
-func (x *Index) prepare(c *queryCtx, buf []float32, j int, q []float32) {
+// prepare lays q out into dst (QueryLen values) as the metric needs, and
+// keeps what query j of the batch needs afterwards: |q|² for L2 and the
+// layout for the rerank copy.
+func (x *Index) prepare(c *queryCtx, dst []float32, j int, q []float32) {
 	copy(c.q, q)
 	switch x.cfg.Metric {
 	case Cosine:
@@ -485,13 +487,7 @@ func (x *Index) prepare(c *queryCtx, buf []float32, j int, q []float32) {
 		}
 		c.qnorm[j] = float32(s)
 	}
-	ql := x.kern.QueryLen()
-	x.kern.LayoutQuery(buf[j*ql:(j+1)*ql], c.q)
-}
-
-// prepareRerank lays the query prepare made last out for the rerank copy,
-// as query j.
-func (x *Index) prepareRerank(c *queryCtx, j int) {
+	x.kern.LayoutQuery(dst, c.q)
 	if x.rerank == nil {
 		return
 	}
@@ -567,11 +563,9 @@ func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
 	if g := x.graph; g != nil {
 		buf := c.graphSearcher().QueryBuffer(g)
 		x.prepare(c, buf, 0, q)
-		x.prepareRerank(c, 0)
 		c.counts[0] = len(g.Search(c.hs, buf, kc, x.ef(kc), out[:0]))
 	} else {
 		x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
-		x.prepareRerank(c, 0)
 		x.flat.Search(c.s, x.rt.workers(), 1, kc, out, c.counts[:1])
 	}
 	if x.rerank != nil {
@@ -638,19 +632,15 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 		if g := x.graph; g != nil {
 			// A graph walk reads few records: nothing to share between queries.
 			buf := c.graphSearcher().QueryBuffer(g)
-			var qnorms [MaxBatch]float32
-			for j := 0; j < m; j++ {
-				x.prepare(c, buf, 0, queries[(lo+j)*dim:(lo+j+1)*dim])
-				x.prepareRerank(c, j)
-				qnorms[j] = c.qnorm[0] // the next prepare overwrites it
-				c.counts[j] = len(g.Search(c.hs, buf, kc, x.ef(kc), out[j*kc:j*kc:(j+1)*kc]))
-			}
-			c.qnorm = qnorms
-		} else {
-			buf := c.s.QueryBuffer(x.flat, m)
 			for j := 0; j < m; j++ {
 				x.prepare(c, buf, j, queries[(lo+j)*dim:(lo+j+1)*dim])
-				x.prepareRerank(c, j)
+				c.counts[j] = len(g.Search(c.hs, buf, kc, x.ef(kc), out[j*kc:j*kc:(j+1)*kc]))
+			}
+		} else {
+			buf := c.s.QueryBuffer(x.flat, m)
+			ql := x.kern.QueryLen()
+			for j := 0; j < m; j++ {
+				x.prepare(c, buf[j*ql:(j+1)*ql], j, queries[(lo+j)*dim:(lo+j+1)*dim])
 			}
 			x.flat.Search(c.s, x.rt.workers(), m, kc, out, c.counts[:m])
 		}

@@ -217,7 +217,7 @@ func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []flo
 		slots[i], missing = uint32(s), missing || !ok
 	}
 	x.kern.ScanIDs(qp, x.slab, x.stride, slots, scores)
-	x.Adjusts(scores, slots)
+	x.adjustSlots(scores, slots)
 	for i := range res {
 		res[i].Score = scores[i]
 		if missing {
@@ -229,22 +229,20 @@ func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []flo
 	slices.SortFunc(res, compareResults)
 }
 
-// Slot returns the slot of id.
-func (x *Index) Slot(id uint64) (int, bool) {
-	i, ok := x.slots[id]
-	return int(i), ok
-}
-
-// Adjusts applies the index's Adjust to scores of the records in slots
+// adjustSlots applies the index's Adjust to scores of the records in slots
 // (one per score), as Search does.
-func (x *Index) Adjusts(scores []float32, slots []uint32) {
-	for i, s := range slots {
-		switch x.adjust {
-		case AdjustScale:
+func (x *Index) adjustSlots(scores []float32, slots []uint32) {
+	switch x.adjust {
+	case AdjustScale:
+		for i, s := range slots {
 			scores[i] *= x.bias[s]
-		case AdjustSubtract:
+		}
+	case AdjustSubtract:
+		for i, s := range slots {
 			scores[i] -= x.bias[s]
-		case AdjustScaleSubtract:
+		}
+	case AdjustScaleSubtract:
+		for i, s := range slots {
 			scores[i] = float32(scores[i]*x.scale[s]) - x.bias[s]
 		}
 	}

@@ -237,7 +237,7 @@ func (b *builder) plan(s *Searcher, in int) {
 	g, st := b.g, b.st
 	slot, level := b.first+uint32(in), int(b.levels[in])
 	g.buffers(s)
-	qp, own := g.prepare(st, slot, s.q)
+	qp, own := g.prepare(st, s, slot, s.q)
 	efc := g.cfg.EfConstruction
 	s.begin(st.cap, g.maxM0, efc)
 

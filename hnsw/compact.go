@@ -200,7 +200,7 @@ func (c *compactor) repair(s *Searcher, part int, x uint32) {
 		s.srcs, s.rids = queue, ids
 		if !prepared {
 			g.buffers(s)
-			qp, own = g.prepare(old, x, s.q)
+			qp, own = g.prepare(old, s, x, s.q)
 			prepared = true
 		}
 		if cap(s.pscores) < len(ids) {

@@ -509,7 +509,7 @@ func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own floa
 
 // prepare lays out slot's record as a construction query into dst and
 // returns it with the node's own term (see the package comment).
-func (g *Graph) prepare(st *storage, slot uint32, dst []float32) ([]float32, float32) {
+func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([]float32, float32) {
 	adj := g.adjOf(st, slot)
 	mul, own := float32(1), float32(0)
 	switch g.adjust {
@@ -524,8 +524,11 @@ func (g *Graph) prepare(st *storage, slot uint32, dst []float32) ([]float32, flo
 		return layoutRecord(dst, g.record(st, slot), mul), own
 	}
 	// The other kinds: decode, scale, and prepare as a query is.
-	var buf [kernel.MaxDim]float32
-	v := buf[:g.recBytes/g.kern.Storage().BytesPerComponent()] // the padded dimension
+	pdim := g.recBytes / g.kern.Storage().BytesPerComponent()
+	if len(s.dec) < pdim {
+		s.dec = make([]float32, pdim)
+	}
+	v := s.dec[:pdim]
 	kernel.DecodeUnits(g.kern.Storage(), v, g.record(st, slot))
 	for i := range v {
 		v[i] = float32(v[i] * mul)
@@ -605,7 +608,7 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) 
 		}
 		sel = append(sel, e)
 		if len(sel) < m {
-			_, own := g.prepare(st, e.slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
+			_, own := g.prepare(st, s, e.slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
 			owns = append(owns, own)
 		}
 	}
@@ -631,7 +634,7 @@ func (g *Graph) maxLinks(l int) int {
 // paper, with hnswlib's choice of M selected links on every level).
 func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 	g.buffers(s)
-	qp, own := g.prepare(st, slot, s.q)
+	qp, own := g.prepare(st, s, slot, s.q)
 	ep := st.entry.Load()
 	if ep == noEntry {
 		g.epMu.Lock()
@@ -748,7 +751,7 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		return
 	}
 	g.buffers(s)
-	qn, own := g.prepare(st, n, s.qn)
+	qn, own := g.prepare(st, s, n, s.qn)
 	cands := s.cands[:0]
 	if cap(s.pscores) < len(all) {
 		s.pscores = make([]float32, len(all))
