@@ -63,11 +63,7 @@ test-arm64:
 # Each fuzz target briefly; `make fuzz FUZZTIME=5m` for longer.
 FUZZ_TARGETS := ./kernel:FuzzEncodeE5M2 ./kernel:FuzzImplsAgree ./kernel:FuzzKindsAgree ./internal/crc32c:FuzzUpdate ./internal/fixture:FuzzReadFvecs ./astral:FuzzLoad ./astral:FuzzRoundTrip
 fuzz-short fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; name=$${t##*:}; \
-	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 clean:
 	rm -rf build
