@@ -213,7 +213,11 @@ func (p *Pool) wait() {
 		runtime.Gosched()
 	}
 	for p.pending.Load() != 0 {
-		p.waiter.Store(parked)
+		// Swap, not Store: a store-release then a load-acquire is a full
+		// barrier on arm64 hardware but not under qemu's x86 translation,
+		// where the load could pass the store and both sides sleep. A
+		// read-modify-write orders them everywhere.
+		p.waiter.Swap(parked)
 		if p.pending.Load() != 0 {
 			<-p.done // may be a stale token: loop and re-check
 		}
@@ -292,9 +296,10 @@ func (p *Pool) await(s *slot, seen uint64) uint64 {
 		}
 	}
 	for {
-		// Store parked before re-checking seq; the caller stores seq before
-		// reading state, so one of the two always sees the other.
-		s.state.Store(parked)
+		// Publish parked before re-checking seq; the caller bumps seq before
+		// reading state, so one of the two always sees the other. Swap for
+		// the reason given in wait.
+		s.state.Swap(parked)
 		if q := s.seq.Load(); q != seen {
 			s.state.Store(spinning)
 			return q

@@ -448,3 +448,43 @@ func BenchmarkRunWork(b *testing.B) {
 		})
 	}
 }
+
+// counter counts the parts run; it does nothing else, so Runs are as short
+// as they can be and the park/wake handshake is hit as often as possible.
+type counter struct{ n [8]atomic.Int64 }
+
+func (c *counter) RunPart(i int) { c.n[i].Add(1) }
+
+// Many very short Runs with every wait parking at once: a lost wake-up in
+// either direction (caller to worker, worker to caller) shows up as a hang,
+// which the watchdog turns into a failure with every goroutine's stack.
+func TestParkWakeStress(t *testing.T) {
+	runs := 200_000
+	if testing.Short() {
+		runs = 20_000
+	}
+	for _, workers := range []int{1, 3} {
+		// Not newPool: after a hang, Close would wait for the stuck Run.
+		p, err := New(Options{Workers: workers, Spin: time.Nanosecond})
+		require.NoError(t, err)
+		var c counter
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range runs {
+				p.Run(&c, workers+1)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d workers: no progress after %d runs\n%s", workers, c.n[workers].Load(),
+				buf[:runtime.Stack(buf, true)])
+		}
+		p.Close()
+		for i := range workers + 1 {
+			require.EqualValues(t, runs, c.n[i].Load(), "%d workers, part %d", workers, i)
+		}
+	}
+}
