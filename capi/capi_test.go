@@ -529,11 +529,15 @@ func wellFormed(res []astral.Result, k int) error {
 }
 
 // TestQueryThroughCAllocatesNothing: queries made from C through the export
-// allocate nothing on the Go heap: serially, exactly zero over the loop.
-// With a worker, internal/pool parks the caller and the worker on channels,
-// and the Go runtime allocates a sudog when the parking goroutine's P has
-// none cached: that is the pool's, the Go API pays it too, and it is
-// logged and loosely bounded here rather than asserted away.
+// allocate nothing on the Go heap: serially, exactly zero over the loop in
+// at least one of a few trials. The counter is process-wide: a GC cycle
+// that starts during a trial counts the runtime's own allocations (the
+// first one starts its mark-worker goroutines: 7 objects), while an
+// allocating query path shows in every trial. With a worker,
+// internal/pool parks the caller and the worker on channels, and the Go
+// runtime allocates a sudog when the parking goroutine's P has none
+// cached: that is the pool's, the Go API pays it too, and it is logged
+// and loosely bounded here rather than asserted away.
 func TestQueryThroughCAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's bookkeeping is not what this measures")
@@ -551,14 +555,19 @@ func TestQueryThroughCAllocatesNothing(t *testing.T) {
 			defer res.free()
 			require.Equal(t, stOK, queryLoopC(h, qs, dim, k, res, 100)) // warm: per-query scratch
 
-			before := goMallocs()
-			require.Equal(t, stOK, queryLoopC(h, qs, dim, k, res, iters))
-			allocs := goMallocs() - before
-			t.Logf("%d Go heap allocations over %d queries through C", allocs, iters)
+			fewest := uint64(math.MaxUint64)
+			for trial := 0; trial < 5 && fewest > 0; trial++ {
+				before := goMallocs()
+				st := queryLoopC(h, qs, dim, k, res, iters)
+				allocs := goMallocs() - before
+				require.Equal(t, stOK, st)
+				t.Logf("trial %d: %d Go heap allocations over %d queries through C", trial, allocs, iters)
+				fewest = min(fewest, allocs)
+			}
 			if threads == 0 {
-				require.Zero(t, allocs)
+				require.Zero(t, fewest)
 			} else {
-				require.Less(t, allocs, uint64(iters/4))
+				require.Less(t, fewest, uint64(iters/4))
 			}
 		})
 	}
