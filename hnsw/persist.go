@@ -260,12 +260,11 @@ type validator struct {
 	uppers           [][]upperNode
 	chunkIDs         [][idParts][]idSlot
 	// Phase 2: per chunk, the upper lists' first error; per part, the
-	// first repeated id.
-	upErrs  []error
-	idErrs  [idParts]error
-	live    int
-	idTable []uint64
-	idBits  int
+	// first repeated id; per participant, the table its parts reuse.
+	upErrs   []error
+	idErrs   [idParts]error
+	live     int
+	idTables [][]uint64
 }
 
 func newValidator(g *Graph, p Parts, workers *pool.Pool) *validator {
@@ -290,6 +289,7 @@ func (v *validator) runPhase(phase, tasks int) {
 	if v.pool != nil {
 		parts = min(v.pool.Workers()+1, tasks)
 	}
+	v.idTables = make([][]uint64, parts)
 	if parts > 1 {
 		v.pool.Run(v, parts)
 	} else {
@@ -297,7 +297,7 @@ func (v *validator) runPhase(phase, tasks int) {
 	}
 }
 
-func (v *validator) RunPart(int) {
+func (v *validator) RunPart(part int) {
 	for {
 		t := int(v.next.Add(1) - 1)
 		switch {
@@ -310,7 +310,7 @@ func (v *validator) RunPart(int) {
 		case v.phase == 2 && t < v.chunks:
 			v.upErrs[t] = v.checkUpper(t)
 		case v.phase == 2 && t < v.chunks+idParts:
-			v.idErrs[t-v.chunks] = v.checkIDs(t - v.chunks)
+			v.idErrs[t-v.chunks] = v.checkIDs(t-v.chunks, &v.idTables[part])
 		default:
 			return
 		}
@@ -336,10 +336,6 @@ func (v *validator) run() error {
 		deleted += v.deleted[c]
 	}
 	v.live = v.n - deleted
-	// One table for all parts' id checks, one allocation: each part gets
-	// 1<<idBits words, room for twice its expected share and some.
-	v.idBits = bits.Len(uint(2*v.live/idParts + 64))
-	v.idTable = make([]uint64, idParts<<v.idBits)
 	v.runPhase(2, v.chunks+idParts)
 	for _, err := range v.upErrs {
 		if err != nil {
@@ -498,21 +494,22 @@ func (v *validator) checkUpper(c int) error {
 }
 
 // checkIDs looks for a repeated id among part p of the live ids, in an
-// open-addressing table of ids at least twice their number (64 KiB a
-// part at 100,000 nodes: it stays in the core's cache).
-func (v *validator) checkIDs(p int) error {
+// open-addressing table of ids at least twice their number (128 KiB a
+// part at 100,000 nodes: it stays in the core's cache). The table is the
+// participant's, reused for each part it checks: fresh memory costs a
+// page fault per 4 KiB on first touch, which was most of this check's
+// time when every part had its own.
+func (v *validator) checkIDs(p int, table *[]uint64) error {
 	total := 0
 	for c := range v.chunks {
 		total += len(v.chunkIDs[c][p])
 	}
-	// Part p's share of the common table, or a table of its own when the
-	// hash gave it more ids than the share holds at half load.
-	b := v.idBits
-	keys := v.idTable[p<<b : (p+1)<<b] // 0: empty; id 0 is zero
-	if 2*total > 1<<b {
-		b = bits.Len(uint(2 * total))
-		keys = make([]uint64, 1<<b)
+	b := bits.Len(uint(2*total + 63))
+	if len(*table) < 1<<b {
+		*table = make([]uint64, 1<<b)
 	}
+	keys := (*table)[:1<<b] // 0: empty; id 0 is zero
+	clear(keys)
 	mask, shift := uint64(len(keys)-1), uint(64-b)
 	zero := false
 	for c := range v.chunks {

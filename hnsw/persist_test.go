@@ -95,18 +95,26 @@ func newTestPool(t testing.TB, workers int) *pool.Pool {
 	return p
 }
 
-// TestCheckIDsOverflow: a part with more ids than its share of the common
-// table checks them in a table of its own, and still finds a repeat.
-func TestCheckIDsOverflow(t *testing.T) {
-	v := &validator{chunks: 2, chunkIDs: make([][idParts][]idSlot, 2), idBits: 3}
-	v.idTable = make([]uint64, idParts<<v.idBits)
-	for i := range 100 {
+// TestCheckIDsReusedTable: one participant's table serves parts of any
+// size, growing for a big one and cleared for the next, and still finds
+// a repeat.
+func TestCheckIDsReusedTable(t *testing.T) {
+	v := &validator{chunks: 2, chunkIDs: make([][idParts][]idSlot, 2)}
+	for i := range 1000 {
 		v.chunkIDs[i%2][5] = append(v.chunkIDs[i%2][5], idSlot{id: uint64(i), slot: uint32(i)})
 	}
-	require.NoError(t, v.checkIDs(5))
-	require.NoError(t, v.checkIDs(4))
-	v.chunkIDs[1][5] = append(v.chunkIDs[1][5], idSlot{id: 42, slot: 100})
-	require.ErrorContains(t, v.checkIDs(5), "id 42 is live in slots 42 and 100")
-	v.chunkIDs[0][5] = append(v.chunkIDs[0][5], idSlot{id: 0, slot: 101})
-	require.ErrorContains(t, v.checkIDs(5), "id 0 is live in slots 0 and 101")
+	for i := range 10 {
+		v.chunkIDs[0][4] = append(v.chunkIDs[0][4], idSlot{id: uint64(i), slot: uint32(2000 + i)})
+	}
+	var table []uint64
+	require.NoError(t, v.checkIDs(4, &table))
+	small := len(table)
+	require.NoError(t, v.checkIDs(5, &table))
+	require.Greater(t, len(table), small, "grown for the big part")
+	require.GreaterOrEqual(t, len(table), 2*1000, "at most half full")
+	require.NoError(t, v.checkIDs(4, &table), "the table is cleared between parts")
+	v.chunkIDs[1][5] = append(v.chunkIDs[1][5], idSlot{id: 42, slot: 1000})
+	require.ErrorContains(t, v.checkIDs(5, &table), "id 42 is live in slots 42 and 1000")
+	v.chunkIDs[0][5] = append(v.chunkIDs[0][5], idSlot{id: 0, slot: 1001})
+	require.ErrorContains(t, v.checkIDs(5, &table), "id 0 is live in slots 0 and 1001")
 }
