@@ -74,7 +74,7 @@ cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -c "$@"; }
 step "host: NEON words decode (objdump)" go test -count=1 -v -run '^TestNEONWordsDecode$' ./kernel/
 step "vet kernel for arm64" env GOARCH=arm64 go vet ./kernel/
 
-pkgs=(kernel flat astral internal/pool internal/fixture)
+pkgs=(kernel flat hnsw astral internal/pool internal/fixture)
 for pkg in "${pkgs[@]}"; do
   name=${pkg//\//_}
   step "build $pkg for linux/arm64" cross -o "$work/$name.test" "./$pkg"
