@@ -32,26 +32,7 @@ func BenchmarkOpen100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
-	path := os.Getenv("ASTRAL_OPEN100K_FILE")
-	var rebuild time.Duration
-	var ref *Index
-	if path == "" || !fileExists(path) {
-		if path == "" {
-			path = filepath.Join(b.TempDir(), "ref100k.idx")
-		}
-		ref, err = NewIndex(rt, WithDim(384), WithKind(KindHNSW))
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		if err := ref.Add(seqIDs(0, set.N()), set.Base); err != nil {
-			b.Fatal(err)
-		}
-		rebuild = time.Since(start)
-		if err := ref.SaveFile(path); err != nil {
-			b.Fatal(err)
-		}
-	}
+	path, ref, rebuild := file100k(b, rt, set)
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -107,6 +88,56 @@ func BenchmarkOpen100k(b *testing.B) {
 		b.ReportMetric(rebuild.Seconds()/m.Seconds(), "rebuild/map")
 	}
 	b.Logf("map %v (min %v), reader %v (min %v), rebuild %v; %d workers + caller", m, mapT[0], r, readT[0], rebuild, rt.Threads())
+}
+
+// file100k returns the path of the reference index file: the one
+// ASTRAL_OPEN100K_FILE names if it exists, else built (and written there
+// when named), with the built index and its build time.
+func file100k(b *testing.B, rt *Runtime, set *fixture.Set) (path string, ref *Index, rebuild time.Duration) {
+	path = os.Getenv("ASTRAL_OPEN100K_FILE")
+	if path != "" && fileExists(path) {
+		return path, nil, 0
+	}
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "ref100k.idx")
+	}
+	ref, err := NewIndex(rt, WithDim(384), WithKind(KindHNSW))
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := ref.Add(seqIDs(0, set.N()), set.Base); err != nil {
+		b.Fatal(err)
+	}
+	rebuild = time.Since(start)
+	if err := ref.SaveFile(path); err != nil {
+		b.Fatal(err)
+	}
+	return path, ref, rebuild
+}
+
+// BenchmarkOpenFile100k opens the reference index by mapping, b.N times,
+// for a CPU profile of where an open's time goes:
+//
+//	ASTRAL_OPEN100K_FILE=/tmp/ref100k.idx go test -run '^$' -bench OpenFile100k \
+//	    -benchtime 200x -cpuprofile cpu.prof ./astral/ && go tool pprof -top cpu.prof
+func BenchmarkOpenFile100k(b *testing.B) {
+	set, err := fixture.Generate("random", 100000, 64, 384)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := NewRuntime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	path, _, _ := file100k(b, rt, set)
+	b.ResetTimer()
+	for b.Loop() {
+		x := mustOpen(b, rt, path)
+		x.Len() // waits for the id map, built in the background
+		x.Close()
+	}
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
