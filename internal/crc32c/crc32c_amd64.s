@@ -63,6 +63,13 @@ TEXT ·updateAVX512(SB), NOSPLIT, $0-36
 	JB   fold4to1
 
 loop256:
+	// Lines 8 KiB ahead: on buffers that come from DRAM (a mapped index
+	// file) the folds outrun the hardware prefetcher. 51 MiB on Zen 5:
+	// 27 GB/s without, 31 at 512 B ahead, 41 at 4 KiB, 50 at 8 KiB.
+	PREFETCHT0 8192(SI)
+	PREFETCHT0 8256(SI)
+	PREFETCHT0 8320(SI)
+	PREFETCHT0 8384(SI)
 	VPCLMULQDQ $0x00, Z8, Z0, Z4
 	VPCLMULQDQ $0x11, Z8, Z0, Z0
 	VPCLMULQDQ $0x00, Z8, Z1, Z5
