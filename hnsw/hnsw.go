@@ -524,11 +524,7 @@ func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([
 		return layoutRecord(dst, g.record(st, slot), mul), own
 	}
 	// The other kinds: decode, scale, and prepare as a query is.
-	pdim := g.recBytes / g.kern.Storage().BytesPerComponent()
-	if len(s.dec) < pdim {
-		s.dec = make([]float32, pdim)
-	}
-	v := s.dec[:pdim]
+	v := s.dec[:g.recBytes/g.kern.Storage().BytesPerComponent()] // sized by buffers
 	kernel.DecodeUnits(g.kern.Storage(), v, g.record(st, slot))
 	for i := range v {
 		v[i] = float32(v[i] * mul)
@@ -575,6 +571,9 @@ func (g *Graph) buffers(s *Searcher) {
 	}
 	if len(s.selQ) < g.maxM0*ql {
 		s.selQ = make([]float32, g.maxM0*ql)
+	}
+	if pdim := g.recBytes / g.kern.Storage().BytesPerComponent(); len(s.dec) < pdim {
+		s.dec = make([]float32, pdim)
 	}
 }
 

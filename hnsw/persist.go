@@ -281,15 +281,19 @@ func newValidator(g *Graph, p Parts, workers *pool.Pool) *validator {
 	return v
 }
 
+// participants is how many goroutines can run RunPart at once.
+func (v *validator) participants() int {
+	if v.pool == nil {
+		return 1
+	}
+	return v.pool.Workers() + 1
+}
+
 // runPhase runs RunPart over tasks work items on the pool.
 func (v *validator) runPhase(phase, tasks int) {
 	v.phase = phase
 	v.next.Store(0)
-	parts := 1
-	if v.pool != nil {
-		parts = min(v.pool.Workers()+1, tasks)
-	}
-	v.idTables = make([][]uint64, parts)
+	parts := min(v.participants(), tasks)
 	if parts > 1 {
 		v.pool.Run(v, parts)
 	} else {
@@ -336,6 +340,7 @@ func (v *validator) run() error {
 		deleted += v.deleted[c]
 	}
 	v.live = v.n - deleted
+	v.idTables = make([][]uint64, v.participants())
 	v.runPhase(2, v.chunks+idParts)
 	for _, err := range v.upErrs {
 		if err != nil {

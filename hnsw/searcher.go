@@ -30,7 +30,7 @@ type Searcher struct {
 	// Graph construction only.
 	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
 	selQ    []float32 // laid-out queries of the neighbours selected so far
-	dec     []float32 // a record decoded by prepare (kinds other than E5M2)
+	dec     []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
 	sel     []entry
 	pruned  []entry
 	owns    []float32 // own terms of selQ's queries
