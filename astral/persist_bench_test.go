@@ -23,22 +23,14 @@ import (
 // ASTRAL_OPEN100K_FILE names an index file to reuse instead of building
 // one (the rebuild is then not measured).
 func BenchmarkOpen100k(b *testing.B) {
-	set, err := fixture.Generate("random", 100000, 64, 384)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rt, err := NewRuntime()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Close()
-	path, ref, rebuild := file100k(b, rt, set)
+	ref := file100k(b)
+	set, rt, path, rebuild := ref.set, ref.rt, ref.path, ref.rebuild
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	want := benchQueries(b, mustOpen(b, rt, path), set)
-	if ref != nil && !slices.Equal(want, benchQueries(b, ref, set)) {
+	if ref.built != nil && !slices.Equal(want, benchQueries(b, ref.built, set)) {
 		b.Fatal("the mapped index answers differently from the built one")
 	}
 	var mapT, readT []time.Duration
@@ -90,38 +82,20 @@ func BenchmarkOpen100k(b *testing.B) {
 	b.Logf("map %v (min %v), reader %v (min %v), rebuild %v; %d workers + caller", m, mapT[0], r, readT[0], rebuild, rt.Threads())
 }
 
-// file100k returns the path of the reference index file: the one
-// ASTRAL_OPEN100K_FILE names if it exists, else built (and written there
-// when named), with the built index and its build time.
-func file100k(b *testing.B, rt *Runtime, set *fixture.Set) (path string, ref *Index, rebuild time.Duration) {
-	path = os.Getenv("ASTRAL_OPEN100K_FILE")
-	if path != "" && fileExists(path) {
-		return path, nil, 0
-	}
-	if path == "" {
-		path = filepath.Join(b.TempDir(), "ref100k.idx")
-	}
-	ref, err := NewIndex(rt, WithDim(384), WithKind(KindHNSW))
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := time.Now()
-	if err := ref.Add(seqIDs(0, set.N()), set.Base); err != nil {
-		b.Fatal(err)
-	}
-	rebuild = time.Since(start)
-	if err := ref.SaveFile(path); err != nil {
-		b.Fatal(err)
-	}
-	return path, ref, rebuild
+// ref100k is the reference index's set-up for the open benchmarks.
+type ref100k struct {
+	set     *fixture.Set
+	rt      *Runtime // closed when the benchmark ends
+	path    string   // the index file
+	built   *Index   // nil when the file was reused
+	rebuild time.Duration
 }
 
-// BenchmarkOpenFile100k opens the reference index by mapping, b.N times,
-// for a CPU profile of where an open's time goes:
-//
-//	ASTRAL_OPEN100K_FILE=/tmp/ref100k.idx go test -run '^$' -bench OpenFile100k \
-//	    -benchtime 200x -cpuprofile cpu.prof ./astral/ && go tool pprof -top cpu.prof
-func BenchmarkOpenFile100k(b *testing.B) {
+// file100k generates the vectors and a runtime, and returns them with the
+// reference index file: the one ASTRAL_OPEN100K_FILE names if it exists,
+// else built (and written there when named), with the built index and
+// its build time.
+func file100k(b *testing.B) ref100k {
 	set, err := fixture.Generate("random", 100000, 64, 384)
 	if err != nil {
 		b.Fatal(err)
@@ -130,11 +104,37 @@ func BenchmarkOpenFile100k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rt.Close()
-	path, _, _ := file100k(b, rt, set)
-	b.ResetTimer()
+	b.Cleanup(rt.Close)
+	r := ref100k{set: set, rt: rt, path: os.Getenv("ASTRAL_OPEN100K_FILE")}
+	if r.path != "" && fileExists(r.path) {
+		return r
+	}
+	if r.path == "" {
+		r.path = filepath.Join(b.TempDir(), "ref100k.idx")
+	}
+	if r.built, err = NewIndex(rt, WithDim(384), WithKind(KindHNSW)); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := r.built.Add(seqIDs(0, set.N()), set.Base); err != nil {
+		b.Fatal(err)
+	}
+	r.rebuild = time.Since(start)
+	if err := r.built.SaveFile(r.path); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkOpenFile100k opens the reference index by mapping, b.N times,
+// for a CPU profile of where an open's time goes:
+//
+//	ASTRAL_OPEN100K_FILE=/tmp/ref100k.idx go test -run '^$' -bench OpenFile100k \
+//	    -benchtime 200x -cpuprofile cpu.prof ./astral/ && go tool pprof -top cpu.prof
+func BenchmarkOpenFile100k(b *testing.B) {
+	ref := file100k(b)
 	for b.Loop() {
-		x := mustOpen(b, rt, path)
+		x := mustOpen(b, ref.rt, ref.path)
 		x.Len() // waits for the id map, built in the background
 		x.Close()
 	}
