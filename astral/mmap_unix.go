@@ -14,6 +14,7 @@ func mapFile(f *os.File, size int) (data []byte, mapped bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
+	adviseHugePages(data)
 	return data, true, nil
 }
 

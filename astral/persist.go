@@ -1,7 +1,6 @@
 package astral
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -80,7 +79,7 @@ func (x *Index) SaveFile(path string) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := &chunkWriter{w: f, buf: make([]byte, 0, saveChunk)}
 	if _, err := x.save(func(int64) (io.Writer, error) { return bw, nil }); err != nil {
 		return err
 	}
@@ -103,6 +102,53 @@ func (x *Index) SaveFile(path string) (err error) {
 		return errorf(ErrIO, "syncing directory %s: %v", dir, err)
 	}
 	return nil
+}
+
+// saveChunk is the size and alignment of SaveFile's writes. Where the file
+// system caches files in large folios (ext4 and XFS on Linux 6.16 and
+// later), whole aligned 2 MiB writes leave the file cached as 2 MiB pages,
+// which a later OpenFile maps with one fault each instead of one per
+// 64 KiB: opening the 100k reference index touched its 51 MiB in 0.15 ms
+// instead of 4 ms (README, "Opening a saved index").
+const saveChunk = 2 << 20
+
+// chunkWriter passes its writes on in whole saveChunk-aligned pieces: it
+// buffers up to a chunk boundary and writes runs of whole chunks directly.
+type chunkWriter struct {
+	w   io.Writer
+	buf []byte // cap saveChunk
+}
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if len(c.buf) == 0 && len(p) >= saveChunk {
+			whole := len(p) &^ (saveChunk - 1)
+			if _, err := c.w.Write(p[:whole]); err != nil {
+				return n - len(p), err
+			}
+			p = p[whole:]
+			continue
+		}
+		k := copy(c.buf[len(c.buf):cap(c.buf)], p)
+		c.buf, p = c.buf[:len(c.buf)+k], p[k:]
+		if len(c.buf) == cap(c.buf) {
+			if err := c.Flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// Flush writes what is buffered: the file's last, partial chunk.
+func (c *chunkWriter) Flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.w.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
 }
 
 // sliceWriter writes into a fixed slice (SaveBuffer checked its length).

@@ -298,6 +298,53 @@ func TestSaveFile(t *testing.T) {
 	require.ErrorIs(t, err, ErrIO)
 }
 
+// writeLog records the writes that reach it.
+type writeLog struct {
+	data []byte
+	offs []int
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.offs = append(w.offs, len(w.data))
+	w.data = append(w.data, p...)
+	return len(p), nil
+}
+
+// TestChunkWriter: SaveFile's writer passes the bytes on unchanged, in
+// writes that start on a saveChunk boundary and, but for the last, cover
+// whole chunks, whatever the sizes written to it.
+func TestChunkWriter(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, sizes := range [][]int{
+		{10},
+		{saveChunk},
+		{saveChunk - 1, 2, 5*saveChunk + 3, 64, saveChunk},
+		{3*saveChunk + 17, saveChunk - 17, 1},
+	} {
+		log := &writeLog{}
+		c := &chunkWriter{w: log, buf: make([]byte, 0, saveChunk)}
+		var want []byte
+		for _, n := range sizes {
+			p := make([]byte, n)
+			for i := range p {
+				p[i] = byte(r.Uint32())
+			}
+			k, err := c.Write(p)
+			require.NoError(t, err)
+			require.Equal(t, n, k)
+			want = append(want, p...)
+		}
+		require.NoError(t, c.Flush())
+		require.Equal(t, want, log.data, "sizes %v", sizes)
+		for i, off := range log.offs {
+			require.Zero(t, off%saveChunk, "sizes %v: write %d at %d", sizes, i, off)
+			if i < len(log.offs)-1 {
+				require.Zero(t, (log.offs[i+1]-off)%saveChunk, "sizes %v: write %d is not whole chunks", sizes, i)
+			}
+		}
+	}
+}
+
 // reseal recomputes every section's checksum that lies inside b and the
 // header's, so forged fields reach the checks behind the checksums.
 func reseal(b []byte) {
