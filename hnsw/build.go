@@ -101,7 +101,7 @@ type builder struct {
 	next   atomic.Int64
 	// The current batch: inputs [lo, hi).
 	lo, hi int
-	plans  [][]uint32 // per member, per level: count, then M slots
+	plans  [][]uint32 // per member, per level: count, then ownM0 slots
 	edges  []edge
 	groups []int // starts of runs of edges with one target and level
 }
@@ -195,7 +195,7 @@ func (b *builder) batches() {
 		for k := b.lo; k < b.hi; k++ {
 			slot, plan := b.first+uint32(k), b.plans[k-b.lo]
 			for l := 0; l <= int(b.levels[k]); l++ {
-				list := plan[l*(1+g.maxM):]
+				list := plan[l*(1+g.ownM0):]
 				links := list[1 : 1+list[0]]
 				mu := g.lock(slot)
 				mu.Lock()
@@ -270,10 +270,10 @@ func (b *builder) plan(s *Searcher, in int) {
 		s.entries = append(s.entries[:0], cur)
 	}
 	plan := b.plans[in-b.lo]
-	if need := (level + 1) * (1 + g.maxM); cap(plan) < need {
+	if need := (level + 1) * (1 + g.ownM0); cap(plan) < need {
 		plan = make([]uint32, need)
 	}
-	plan = plan[:(level+1)*(1+g.maxM)]
+	plan = plan[:(level+1)*(1+g.ownM0)]
 	b.plans[in-b.lo] = plan
 	for l := level; l >= 0; l-- {
 		cands := s.cands[:0]
@@ -299,8 +299,8 @@ func (b *builder) plan(s *Searcher, in int) {
 		})
 		cands = cands[:min(len(cands), efc)]
 		s.cands = cands
-		sel := g.selectNeighbors(st, s, cands, g.maxM)
-		list := plan[l*(1+g.maxM) : (l+1)*(1+g.maxM)]
+		sel := g.selectNeighbors(st, s, cands, g.ownLinks(l))
+		list := plan[l*(1+g.ownM0) : (l+1)*(1+g.ownM0)]
 		list[0] = uint32(len(sel))
 		for i, e := range sel {
 			list[1+i] = e.slot

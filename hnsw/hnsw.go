@@ -70,7 +70,8 @@ var (
 // Config holds the graph's parameters; zero fields take the defaults.
 type Config struct {
 	// M is the number of links a node keeps on upper levels (2·M on level
-	// 0) and selects when inserted. 2 to MaxM; default 16.
+	// 0) and selects when inserted there (M + M/4 on level 0). 2 to MaxM;
+	// default 16.
 	M int
 	// EfConstruction is the candidate list size of an insert; default 200,
 	// raised to M when lower.
@@ -90,11 +91,17 @@ type Graph struct {
 	cfg    Config
 
 	maxM, maxM0 int
-	recBytes    int // record length (the kernel's stride)
-	recWords    int // record length in words: the header follows
-	bw          int // block length in words
-	bstride     int // block length in bytes
-	levelCut    [maxLevel + 1]uint64
+	// ownM0 is how many level-0 links an inserted node selects for itself:
+	// M + M/4, where hnswlib takes M and FAISS 2·M. The extra diverse
+	// links raised recall at equal ef (100k × 384, ef 16–512, README) by
+	// 0.004–0.04 for at most a few per cent of latency; 2·M raised it a
+	// little more but cost up to 29% latency at ef 16 on clustered data.
+	ownM0    int
+	recBytes int // record length (the kernel's stride)
+	recWords int // record length in words: the header follows
+	bw       int // block length in words
+	bstride  int // block length in bytes
+	levelCut [maxLevel + 1]uint64
 
 	st atomic.Pointer[storage]
 	// gate is held shared by every writer of the current storage and
@@ -124,7 +131,7 @@ func New(k *kernel.Kernel, adjust flat.Adjust, cfg Config) (*Graph, error) {
 		return nil, ErrConfig
 	}
 	cfg.EfConstruction = min(max(cfg.EfConstruction, cfg.M), MaxEf)
-	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ids: make(map[uint64]uint32)}
+	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ownM0: cfg.M + cfg.M/4, ids: make(map[uint64]uint32)}
 	g.recBytes = k.Stride()
 	g.recWords = g.recBytes / 4
 	if adjust == flat.AdjustScaleSubtract {
@@ -621,6 +628,14 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) 
 	return sel
 }
 
+// ownLinks is how many links an inserted node selects on level l.
+func (g *Graph) ownLinks(l int) int {
+	if l == 0 {
+		return g.ownM0
+	}
+	return g.maxM
+}
+
 // maxLinks is the list size of level l.
 func (g *Graph) maxLinks(l int) int {
 	if l == 0 {
@@ -630,7 +645,7 @@ func (g *Graph) maxLinks(l int) int {
 }
 
 // connect links an allocated, written node into the graph (INSERT of the
-// paper, with hnswlib's choice of M selected links on every level).
+// paper; the node selects ownLinks(l) neighbours on each level).
 func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 	g.buffers(s)
 	qp, own := g.prepare(st, s, slot, s.q)
@@ -659,7 +674,7 @@ func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 		g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
 		// The next level starts from everything found here.
 		s.entries = append(s.entries[:0], s.res.sortBest()...)
-		sel := g.selectNeighbors(st, s, s.entries, g.maxM)
+		sel := g.selectNeighbors(st, s, s.entries, g.ownLinks(l))
 		plan = append(slots(plan, sel), uint32(len(sel)))
 	}
 	s.plan = plan
