@@ -35,7 +35,7 @@ func TestScanIDsMatchesGo(t *testing.T) {
 			q := make([]float32, dim)
 			randomQuery(r, q)
 			qp := LayoutQuery(make([]float32, LayoutLen(dim)), q)
-			for _, m := range []int{0, 1, 2, 3, 4, 33} {
+			for _, m := range []int{0, 1, 2, 3, 4, 15, 16, 17, 33} {
 				ids := make([]uint32, m)
 				for i := range ids {
 					ids[i] = uint32(r.IntN(n))
