@@ -6,18 +6,13 @@ package kernel
 func gather384AVX2(qp *float32, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
-func gatherAVX2(qp *float32, groups, ahead int, base *byte, stride int, ids *uint32, n int, out *float32)
+func gatherAVX2(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
 func gather384AVX512(qp *float32, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
-func gatherAVX512(qp *float32, groups, ahead int, base *byte, stride int, ids *uint32, n int, out *float32)
-
-// gatherAhead is how many records ahead the gather kernels prefetch for
-// records of groups 64-byte groups: about 112 lines in flight, counting
-// the line past each record, 2 to 16 records (gather_amd64.s).
-func gatherAhead(groups int) int { return min(max(112/(groups+1), 2), 16) }
+func gatherAVX512(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
 // init runs after dot_amd64.go's (files initialise in name order), so the
 // implementations it registered are there to receive their gather forms.
@@ -30,7 +25,7 @@ func init() {
 					gather384AVX2(&qp[0], &base[0], stride, &ids[0], len(ids), &out[0])
 					return
 				}
-				gatherAVX2(&qp[0], dim/GroupLen, gatherAhead(dim/GroupLen), &base[0], stride, &ids[0], len(ids), &out[0])
+				gatherAVX2(&qp[0], dim/GroupLen, &base[0], stride, &ids[0], len(ids), &out[0])
 			}
 		case "avx512":
 			impl.gather = func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32) {
@@ -38,7 +33,7 @@ func init() {
 					gather384AVX512(&qp[0], &base[0], stride, &ids[0], len(ids), &out[0])
 					return
 				}
-				gatherAVX512(&qp[0], dim/GroupLen, gatherAhead(dim/GroupLen), &base[0], stride, &ids[0], len(ids), &out[0])
+				gatherAVX512(&qp[0], dim/GroupLen, &base[0], stride, &ids[0], len(ids), &out[0])
 			}
 		}
 	}

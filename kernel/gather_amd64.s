@@ -4,65 +4,14 @@
 
 // Gather forms of the scans: record i is at base + ids[i]*stride. The
 // scoring macros are shared (e5m2_amd64.h), so the canonical order, and
-// the score bits, are the same. Neighbours of a graph node lie at random
-// places, in DRAM more often than not, so the kernels keep about 112 lines
-// in flight: they prefetch every line of the first `ahead` records before
-// the loop, then, while scoring record i, the record `ahead` ids on (each
-// record's lines plus the one just past it, where a graph keeps the
-// record's header). At 384 bytes that is 16 records ahead; two, as
-// before, left HNSW searches waiting on memory (100k × 384 clustered,
-// ef 16–256: p50 −40% with 16; 12 and 16 measured alike, 32 worse).
+// the score bits, are the same; the prefetching is gather_amd64.h's.
 //
 // Registers: DI query, SI record, R8 base, R9 stride, R10 ids, CX records
-// left, DX out, R11 record to prefetch, R13 ahead, AX scratch.
+// left, DX out, R11 record to prefetch, R12 groups (lines per record),
+// R13 records ahead, AX and BX scratch.
 
 #include "e5m2_amd64.h"
-
-// ADDR sets reg to the record of the id at idoff(R10).
-#define ADDR(idoff, reg) \
-	MOVL idoff(R10), AX; \
-	IMULQ R9, AX; \
-	LEAQ (R8)(AX*1), reg
-
-// ahead384 is how many records ahead the 384-byte kernels prefetch
-// (gatherAhead(6) in gather_amd64.go).
-#define ahead384 16
-
-// AHEAD sets SI to the current record and R11 to the one R13 ids ahead, or
-// to the current one near the end (prefetching it again costs nothing).
-#define AHEAD(skip) \
-	ADDR(0, SI); \
-	MOVQ SI, R11; \
-	CMPQ CX, R13; \
-	JBE  skip; \
-	MOVL (R10)(R13*4), AX; \
-	IMULQ R9, AX; \
-	LEAQ (R8)(AX*1), R11; \
-skip:
-
-// FIRST prefetches the first min(CX, R13) records, each R12 lines and the
-// line past them (DI, SI, BX scratch: the loop sets them afresh).
-#define FIRST(rec, line, some) \
-	MOVQ CX, BX; \
-	CMPQ BX, R13; \
-	JBE  some; \
-	MOVQ R13, BX; \
-some: \
-	MOVQ R10, DI; \
-rec: \
-	MOVL (DI), AX; \
-	IMULQ R9, AX; \
-	LEAQ (R8)(AX*1), R11; \
-	MOVQ R12, SI; \
-line: \
-	PREFETCHT0 (R11); \
-	ADDQ $64, R11; \
-	DECQ SI; \
-	JNZ  line; \
-	PREFETCHT0 (R11); \
-	ADDQ $4, DI; \
-	DECQ BX; \
-	JNZ  rec
+#include "gather_amd64.h"
 
 // func gather384AVX2(qp *float32, base *byte, stride int, ids *uint32, n int, out *float32)
 // Requires: qp holds 384 laid-out values; n >= 0; each record base+ids[i]*stride
@@ -76,13 +25,13 @@ TEXT ·gather384AVX2(SB), NOSPLIT, $0-48
 	MASK
 	TESTQ CX, CX
 	JZ   done
-	MOVQ $ahead384, R13
+	MOVQ $16, R13 // GATHER_AHEAD of 6 lines
 	MOVQ $6, R12
-	FIRST(first, firstLine, some)
+	GATHER_FIRST(first, firstLine, some, R12)
 	MOVQ qp+0(FP), DI
 
 loop:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO
 	PREFETCHT0 0(R11)
 	BLOCK(0, 0, 64, Y0, Y1)
@@ -138,13 +87,13 @@ TEXT ·gather384AVX512(SB), NOSPLIT, $0-48
 	MASK
 	TESTQ CX, CX
 	JZ   done
-	MOVQ $ahead384, R13
+	MOVQ $16, R13 // GATHER_AHEAD of 6 lines
 	MOVQ $6, R12
-	FIRST(first, firstLine, some)
+	GATHER_FIRST(first, firstLine, some, R12)
 	MOVQ qp+0(FP), DI
 
 loop:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO4
 	PREFETCHT0 0(R11)
 	PAIR(0, 0, Z0, Z1)
@@ -176,24 +125,24 @@ done:
 	VZEROUPPER
 	RET
 
-// func gatherAVX2(qp *float32, groups, ahead int, base *byte, stride int, ids *uint32, n int, out *float32)
-// Requires: groups >= 1; ahead >= 1; qp holds groups*64 laid-out values;
-// n >= 0; each record base+ids[i]*stride has groups*64 readable bytes.
-TEXT ·gatherAVX2(SB), NOSPLIT, $0-64
+// func gatherAVX2(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+// Requires: groups >= 1; qp holds groups*64 laid-out values; n >= 0; each
+// record base+ids[i]*stride has groups*64 readable bytes.
+TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
 	MOVQ groups+8(FP), R12
-	MOVQ ahead+16(FP), R13
-	MOVQ base+24(FP), R8
-	MOVQ stride+32(FP), R9
-	MOVQ ids+40(FP), R10
-	MOVQ n+48(FP), CX
-	MOVQ out+56(FP), DX
+	GATHER_AHEAD(R12)
+	MOVQ base+16(FP), R8
+	MOVQ stride+24(FP), R9
+	MOVQ ids+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
 	MASK
 	TESTQ CX, CX
 	JZ   done
-	FIRST(first, firstLine, some)
+	GATHER_FIRST(first, firstLine, some, R12)
 
 record:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO
 	MOVQ qp+0(FP), DI
 	MOVQ R12, BX
@@ -218,24 +167,24 @@ done:
 	VZEROUPPER
 	RET
 
-// func gatherAVX512(qp *float32, groups, ahead int, base *byte, stride int, ids *uint32, n int, out *float32)
-// Requires: groups >= 1; ahead >= 1; qp holds groups*64 laid-out values;
-// n >= 0; each record base+ids[i]*stride has groups*64 readable bytes.
-TEXT ·gatherAVX512(SB), NOSPLIT, $0-64
+// func gatherAVX512(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+// Requires: groups >= 1; qp holds groups*64 laid-out values; n >= 0; each
+// record base+ids[i]*stride has groups*64 readable bytes.
+TEXT ·gatherAVX512(SB), NOSPLIT, $0-56
 	MOVQ groups+8(FP), R12
-	MOVQ ahead+16(FP), R13
-	MOVQ base+24(FP), R8
-	MOVQ stride+32(FP), R9
-	MOVQ ids+40(FP), R10
-	MOVQ n+48(FP), CX
-	MOVQ out+56(FP), DX
+	GATHER_AHEAD(R12)
+	MOVQ base+16(FP), R8
+	MOVQ stride+24(FP), R9
+	MOVQ ids+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
 	MASK
 	TESTQ CX, CX
 	JZ   done
-	FIRST(first, firstLine, some)
+	GATHER_FIRST(first, firstLine, some, R12)
 
 record:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO4
 	MOVQ qp+0(FP), DI
 	MOVQ R12, BX

@@ -228,38 +228,13 @@ done:
 	RET
 
 // The gather forms follow gather_amd64.s: record i is at base+ids[i]*stride
-// (any stride: loads need no alignment), and every line of the record two
-// ids ahead is prefetched, plus the line past it (a graph's record header).
+// (any stride: loads need no alignment), prefetched as gather_amd64.h says.
 //
 // Registers: DI query, SI record, R8 base, R9 stride, R10 ids, CX records
-// left, DX out, R11 record to prefetch, R12 groups, AX and BX scratch.
+// left, DX out, R11 record to prefetch, R12 groups (lines per record), R13
+// records ahead, AX and BX scratch.
 
-// ADDR sets reg to the record of the id at idoff(R10).
-#define ADDR(idoff, reg) \
-	MOVL idoff(R10), AX; \
-	IMULQ R9, AX; \
-	LEAQ (R8)(AX*1), reg
-
-// AHEAD sets SI to the current record and R11 to the one two ids ahead, or
-// to the current one near the end.
-#define AHEAD(skip) \
-	ADDR(0, SI); \
-	MOVQ SI, R11; \
-	CMPQ CX, $3; \
-	JB   skip; \
-	ADDR(8, R11); \
-skip:
-
-// PFREC prefetches the groups*64-byte record at R11 and the line past it
-// (R11 moves, BX is clobbered).
-#define PFREC(lp) \
-	MOVQ R12, BX; \
-lp: \
-	PREFETCHT0 (R11); \
-	ADDQ $64, R11; \
-	DECQ BX; \
-	JNZ  lp; \
-	PREFETCHT0 (R11)
+#include "gather_amd64.h"
 
 // func gather384Int8AVX2(qp *float32, base *byte, stride int, ids *uint32, n int, out *float32)
 // Requires: qp holds a prepared Int8 query of pdim 384; n >= 0; each record
@@ -275,15 +250,12 @@ TEXT ·gather384Int8AVX2(SB), NOSPLIT, $0-48
 	MOVQ $6, R12
 	TESTQ CX, CX
 	JZ   done
-	ADDR(0, R11)
-	PFREC(pf0)
-	CMPQ CX, $1
-	JEQ  loop
-	ADDR(4, R11)
-	PFREC(pf1)
+	MOVQ $16, R13 // GATHER_AHEAD of 6 lines
+	GATHER_FIRST(first, firstLine, some, R12)
+	MOVQ qp+0(FP), DI
 
 loop:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO4I
 	PREFETCHT0 0(R11)
 	I8GROUP(0, 0)
@@ -313,6 +285,7 @@ done:
 // n >= 0; each record base+ids[i]*stride has 64*groups readable bytes.
 TEXT ·gatherInt8AVX2(SB), NOSPLIT, $0-56
 	MOVQ groups+8(FP), R12
+	GATHER_AHEAD(R12)
 	MOVQ base+16(FP), R8
 	MOVQ stride+24(FP), R9
 	MOVQ ids+32(FP), R10
@@ -324,15 +297,10 @@ TEXT ·gatherInt8AVX2(SB), NOSPLIT, $0-56
 	VMOVSS (DI)(AX*1), X14
 	TESTQ CX, CX
 	JZ   done
-	ADDR(0, R11)
-	PFREC(pf0)
-	CMPQ CX, $1
-	JEQ  record
-	ADDR(4, R11)
-	PFREC(pf1)
+	GATHER_FIRST(first, firstLine, some, R12)
 
 record:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	ZERO4I
 	MOVQ qp+0(FP), DI
 	MOVQ R12, BX
@@ -457,6 +425,7 @@ done:
 // Requires: as gatherInt8AVX2.
 TEXT ·gatherInt8AVX512(SB), NOSPLIT, $0-56
 	MOVQ groups+8(FP), R12
+	GATHER_AHEAD(R12)
 	MOVQ base+16(FP), R8
 	MOVQ stride+24(FP), R9
 	MOVQ ids+32(FP), R10
@@ -468,15 +437,10 @@ TEXT ·gatherInt8AVX512(SB), NOSPLIT, $0-56
 	VMOVSS (DI)(AX*1), X14
 	TESTQ CX, CX
 	JZ   done
-	ADDR(0, R11)
-	PFREC(pf0)
-	CMPQ CX, $1
-	JEQ  record
-	ADDR(4, R11)
-	PFREC(pf1)
+	GATHER_FIRST(first, firstLine, some, R12)
 
 record:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	MOVQ qp+0(FP), DI
@@ -589,6 +553,7 @@ done:
 // Requires: as gatherInt8AVX2.
 TEXT ·gatherInt8VNNI(SB), NOSPLIT, $0-56
 	MOVQ groups+8(FP), R12
+	GATHER_AHEAD(R12)
 	MOVQ base+16(FP), R8
 	MOVQ stride+24(FP), R9
 	MOVQ ids+32(FP), R10
@@ -600,15 +565,10 @@ TEXT ·gatherInt8VNNI(SB), NOSPLIT, $0-56
 	VMOVSS (DI)(AX*1), X14
 	TESTQ CX, CX
 	JZ   done
-	ADDR(0, R11)
-	PFREC(pf0)
-	CMPQ CX, $1
-	JEQ  record
-	ADDR(4, R11)
-	PFREC(pf1)
+	GATHER_FIRST(first, firstLine, some, R12)
 
 record:
-	AHEAD(ahead)
+	GATHER_NEXT(ahead)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	MOVQ qp+0(FP), DI

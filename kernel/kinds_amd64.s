@@ -246,29 +246,13 @@ done: \
 	RET
 
 // Gathers: record i is at base + ids[i]*stride (stride arbitrary: graph
-// blocks are only 4-byte aligned). As in gather_amd64.s, every line of the
-// record two ids ahead is prefetched while one is scored (records 0 and 1
-// before the loop), plus the line past it.
+// blocks are only 4-byte aligned), prefetched as gather_amd64.h says.
 //
 // Registers: DI query, SI record, R8 base, R9 stride, R10 ids, CX records
-// left, DX out, R11 record to prefetch, R12 groups, R13 lines per record,
-// AX scratch.
+// left, DX out, R11 record to prefetch, R12 groups, R13 records ahead, R14
+// lines per record, AX and BX scratch.
 
-// GADDR sets reg to the record of the id at idoff(R10).
-#define GADDR(idoff, reg) \
-	MOVL idoff(R10), AX; \
-	IMULQ R9, AX; \
-	LEAQ (R8)(AX*1), reg
-
-// GAHEAD sets SI to the current record and R11 to the one two ids ahead,
-// or to the current one near the end.
-#define GAHEAD(skip) \
-	GADDR(0, SI); \
-	MOVQ SI, R11; \
-	CMPQ CX, $3; \
-	JB   skip; \
-	GADDR(8, R11); \
-skip:
+#include "gather_amd64.h"
 
 // GPF1/2/4 prefetch one group's lines of the record at R11 and advance it.
 #define GPF1 PREFETCHT0 (R11); ADDQ $64, R11
@@ -280,35 +264,19 @@ skip:
 // reduce folding them into X0.
 #define GATHERBODY(lpg, gbytes, gpf, grp, zero, reduce) \
 	MOVQ groups+8(FP), R12; \
+	MOVQ R12, R14; \
+	IMULQ $lpg, R14; \
+	GATHER_AHEAD(R14); \
 	MOVQ base+16(FP), R8; \
 	MOVQ stride+24(FP), R9; \
 	MOVQ ids+32(FP), R10; \
 	MOVQ n+40(FP), CX; \
 	MOVQ out+48(FP), DX; \
-	MOVQ R12, R13; \
-	IMULQ $lpg, R13; \
 	TESTQ CX, CX; \
 	JZ   done; \
-	GADDR(0, R11); \
-	MOVQ R13, BX; \
-pf0: \
-	PREFETCHT0 (R11); \
-	ADDQ $64, R11; \
-	DECQ BX; \
-	JNZ  pf0; \
-	PREFETCHT0 (R11); \
-	CMPQ CX, $1; \
-	JEQ  record; \
-	GADDR(4, R11); \
-	MOVQ R13, BX; \
-pf1: \
-	PREFETCHT0 (R11); \
-	ADDQ $64, R11; \
-	DECQ BX; \
-	JNZ  pf1; \
-	PREFETCHT0 (R11); \
+	GATHER_FIRST(first, firstLine, some, R14); \
 record: \
-	GAHEAD(ahead); \
+	GATHER_NEXT(ahead); \
 	zero; \
 	MOVQ qp+0(FP), DI; \
 	MOVQ R12, BX; \
