@@ -108,8 +108,9 @@ func (x *Index) SaveFile(path string) (err error) {
 // system caches files in large folios (ext4 and XFS on Linux 6.16 and
 // later), whole aligned 2 MiB writes leave the file cached as 2 MiB pages,
 // which a later OpenFile maps with one fault each instead of one per
-// 64 KiB: opening the 100k reference index touched its 51 MiB in 0.15 ms
-// instead of 4 ms (README, "Opening a saved index").
+// 64 KiB: a mapped open of the 100k reference index takes 36 minor faults,
+// not about 800 (BenchmarkOpen100k's map_faults; README, "Opening a saved
+// index").
 const saveChunk = 2 << 20
 
 // chunkWriter passes its writes on in whole saveChunk-aligned pieces: it
