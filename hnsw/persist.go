@@ -168,48 +168,100 @@ func (v *View) Tombstones(dst []uint32) []uint32 {
 // in the background after FromParts returns (a few ms at 100,000 nodes);
 // those calls wait for it.
 func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, error) {
-	g, err := New(k, adjust, cfg)
+	g, v, err := fromParts(k, adjust, cfg, p, workers)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, err
 	}
-	n := p.Nodes
-	if n < 0 || int64(n) >= noSlot {
-		return nil, fmt.Errorf("%w: %d nodes: at most %d", ErrCorrupt, n, int64(noSlot)-1)
-	}
-	if uint64(len(p.Level0)) != uint64(n)*uint64(g.bw) {
-		return nil, fmt.Errorf("%w: %d level-0 words for %d nodes of %d words", ErrCorrupt, len(p.Level0), n, g.bw)
-	}
-	if len(p.Upper) < 1 || int64(len(p.Upper)) > int64(noSlot) {
-		return nil, fmt.Errorf("%w: %d upper-level words: want 1 to %d", ErrCorrupt, len(p.Upper), int64(noSlot))
-	}
-	if p.Upper[0] != 0 {
-		return nil, fmt.Errorf("%w: upper word 0 is %#x, unused words hold 0", ErrCorrupt, p.Upper[0])
-	}
-	v := newValidator(g, p, workers)
 	if err := v.run(); err != nil {
 		return nil, err
 	}
+	g.install(p)
+	// Every user of the id map takes allocMu: hold it until the map is in.
+	g.allocMu.Lock()
+	go func() {
+		defer g.allocMu.Unlock()
+		g.ids = v.idMap()
+	}()
+	return g, nil
+}
+
+// OpenParts is FromParts in two steps, for a caller that wants searches
+// at once (a mapped file, before its bulk is read): it checks only what a
+// search needs to stay inside the words and to end — list versions zero,
+// upper-level offsets in range, the entry point — and returns the graph
+// with finish, which runs FromParts' other checks (and p.Visit) and then
+// fills the id map. Searches meanwhile are safe on any words: they skip
+// links outside the graph. Until finish returns, Len, Has, View, Stats
+// and Digest wait; call it exactly once, and write to the graph only after
+// it returned nil. When it fails the graph keeps answering searches over
+// the damaged words and holds no ids: the caller must stop using it.
+func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (g *Graph, finish func() error, err error) {
+	g, v, err := fromParts(k, adjust, cfg, p, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := v.shallow(); err != nil {
+		return nil, nil, err
+	}
+	g.install(p)
+	g.allocMu.Lock()
+	finish = func() error {
+		defer g.allocMu.Unlock()
+		if err := v.run(); err != nil {
+			g.ids = map[uint64]uint32{}
+			return err
+		}
+		g.ids = v.idMap()
+		return nil
+	}
+	return g, finish, nil
+}
+
+// fromParts checks p's lengths and returns the graph to hold p with its
+// validator.
+func fromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, *validator, error) {
+	g, err := New(k, adjust, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	n := p.Nodes
+	if n < 0 || int64(n) >= noSlot {
+		return nil, nil, fmt.Errorf("%w: %d nodes: at most %d", ErrCorrupt, n, int64(noSlot)-1)
+	}
+	if uint64(len(p.Level0)) != uint64(n)*uint64(g.bw) {
+		return nil, nil, fmt.Errorf("%w: %d level-0 words for %d nodes of %d words", ErrCorrupt, len(p.Level0), n, g.bw)
+	}
+	if len(p.Upper) < 1 || int64(len(p.Upper)) > int64(noSlot) {
+		return nil, nil, fmt.Errorf("%w: %d upper-level words: want 1 to %d", ErrCorrupt, len(p.Upper), int64(noSlot))
+	}
+	if p.Upper[0] != 0 {
+		return nil, nil, fmt.Errorf("%w: upper word 0 is %#x, unused words hold 0", ErrCorrupt, p.Upper[0])
+	}
+	return g, newValidator(g, p, workers), nil
+}
+
+// install makes p's words the graph's storage.
+func (g *Graph) install(p Parts) {
+	n := p.Nodes
 	st := &storage{words: p.Level0[:len(p.Level0):len(p.Level0)], up: p.Upper[:len(p.Upper):len(p.Upper)], cap: n, n: n, upLen: len(p.Upper)}
 	if len(st.words) > 0 {
 		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
 	}
 	st.entry.Store(p.Entry)
 	g.st.Store(st)
-	// Every user of the id map takes allocMu: hold it until the map is in.
-	g.allocMu.Lock()
-	go func() {
-		defer g.allocMu.Unlock()
-		ids := make(map[uint64]uint32, v.live)
-		for _, c := range v.chunkIDs {
-			for _, part := range c {
-				for _, e := range part {
-					ids[e.id] = e.slot
-				}
+}
+
+// idMap is the live ids' map, from the checked chunks.
+func (v *validator) idMap() map[uint64]uint32 {
+	ids := make(map[uint64]uint32, v.live)
+	for _, c := range v.chunkIDs {
+		for _, part := range c {
+			for _, e := range part {
+				ids[e.id] = e.slot
 			}
 		}
-		g.ids = ids
-	}()
-	return g, nil
+	}
+	return ids
 }
 
 // ChunkNodes is how many nodes FromParts checks as one task (and passes
@@ -305,6 +357,8 @@ func (v *validator) RunPart(part int) {
 	for {
 		t := int(v.next.Add(1) - 1)
 		switch {
+		case v.phase == 0 && t < v.chunks:
+			v.errs[t] = v.checkStates(t)
 		case v.phase == 1 && t < v.chunks:
 			if v.p.Visit != nil {
 				lo, hi := t*v.chunk, min((t+1)*v.chunk, v.n)
@@ -352,20 +406,10 @@ func (v *validator) run() error {
 			return err
 		}
 	}
-	g, w, n := v.g, v.p.Level0, v.n
-	if ep := v.p.Entry; n == 0 {
-		if ep != noEntry {
-			return fmt.Errorf("%w: empty graph with entry point %#x", ErrCorrupt, ep)
-		}
-	} else {
-		slot, level := ep&(1<<32-1), ep>>32
-		if slot >= uint64(n) || level > maxLevel {
-			return fmt.Errorf("%w: entry point %#x (slot %d, level %d) outside the %d nodes", ErrCorrupt, ep, slot, level, n)
-		}
-		if l := v.levels[slot]; uint64(l) != level {
-			return fmt.Errorf("%w: entry point slot %d at level %d has level %d", ErrCorrupt, slot, level, l)
-		}
+	if err := v.checkEntry(); err != nil {
+		return err
 	}
+	g, w, n := v.g, v.p.Level0, v.n
 	if ts := v.p.Tombstones; ts != nil {
 		if len(ts) != deleted {
 			return fmt.Errorf("%w: %d tombstones listed, %d nodes flagged deleted", ErrCorrupt, len(ts), deleted)
@@ -374,6 +418,64 @@ func (v *validator) run() error {
 			if (i > 0 && slot <= ts[i-1]) || slot >= uint32(n) || w[int(slot)*g.bw+g.recWords+hState]&flagDeleted == 0 {
 				return fmt.Errorf("%w: tombstone %d (slot %d) is out of order, out of range or not deleted", ErrCorrupt, i, slot)
 			}
+		}
+	}
+	return nil
+}
+
+// checkEntry checks the entry point: a node of the level it names.
+func (v *validator) checkEntry() error {
+	ep, n := v.p.Entry, v.n
+	if n == 0 {
+		if ep != noEntry {
+			return fmt.Errorf("%w: empty graph with entry point %#x", ErrCorrupt, ep)
+		}
+		return nil
+	}
+	slot, level := ep&(1<<32-1), ep>>32
+	if slot >= uint64(n) || level > maxLevel {
+		return fmt.Errorf("%w: entry point %#x (slot %d, level %d) outside the %d nodes", ErrCorrupt, ep, slot, level, n)
+	}
+	if l := levelOfFlags(v.p.Level0[int(slot)*v.g.bw+v.g.recWords+hState]); uint64(l) != level {
+		return fmt.Errorf("%w: entry point slot %d at level %d has level %d", ErrCorrupt, slot, level, l)
+	}
+	return nil
+}
+
+// shallow is OpenParts' check: every node's state word and upper offset,
+// then the entry point.
+func (v *validator) shallow() error {
+	v.runPhase(0, v.chunks)
+	for _, err := range v.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return v.checkEntry()
+}
+
+// checkStates checks what a search relies on in chunk c's nodes: no list
+// version set (a reader would wait for it to turn even, forever) and
+// upper-level lists inside the upper words, their version zero too. Links
+// outside the graph are skipped as they are read (readLinks).
+func (v *validator) checkStates(c int) error {
+	g, w, up := v.g, v.p.Level0, v.p.Upper
+	for slot := c * v.chunk; slot < min((c+1)*v.chunk, v.n); slot++ {
+		h := slot*g.bw + g.recWords
+		state := w[h+hState]
+		if state&verMask != 0 {
+			return fmt.Errorf("%w: slot %d: state %#x has a list version set (saved graphs hold 0)", ErrCorrupt, slot, state)
+		}
+		level := levelOfFlags(state)
+		if level == 0 {
+			continue
+		}
+		u := int64(w[h+hUpper])
+		if end := u + int64(g.upperWords(level)); u == 0 || end > int64(len(up)) {
+			return fmt.Errorf("%w: slot %d: upper space [%d, %d) for level %d outside the %d upper words", ErrCorrupt, slot, u, end, level, len(up))
+		}
+		if up[u] != 0 {
+			return fmt.Errorf("%w: slot %d: upper version word %#x (saved graphs hold 0)", ErrCorrupt, slot, up[u])
 		}
 	}
 	return nil

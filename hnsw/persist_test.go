@@ -118,3 +118,77 @@ func TestCheckIDsReusedTable(t *testing.T) {
 	v.chunkIDs[0][5] = append(v.chunkIDs[0][5], idSlot{id: 0, slot: 1001})
 	require.ErrorContains(t, v.checkIDs(5, &table), "id 0 is live in slots 0 and 1001")
 }
+
+// TestOpenParts: a graph opened before its full check answers as
+// FromParts' does, and finish then fills the id map. Over damaged words
+// OpenParts refuses what would make a search read outside the words or
+// spin (list versions, upper offsets, the entry point); links outside the
+// graph are skipped by searches until finish reports them.
+func TestOpenParts(t *testing.T) {
+	d := load(t, "clustered", sized(2000, 600), 16, 32, flat.AdjustScale)
+	g := newGraph(t, d, Config{M: 8, EfConstruction: 64})
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, true))
+	p := viewParts(t, g)
+	s := NewSearcher()
+	for _, workers := range []int{0, 2} {
+		h, finish, err := OpenParts(d.k, d.adjust, g.Config(), p, newTestPool(t, workers))
+		require.NoError(t, err)
+		for _, qp := range d.qps {
+			require.Equal(t, g.Search(s, qp, 10, 64, nil), h.Search(s, qp, 10, 64, nil), "before finish")
+		}
+		require.NoError(t, finish())
+		require.Equal(t, g.Len(), h.Len())
+		require.Equal(t, g.Digest(), h.Digest())
+	}
+
+	bw, rw := g.bw, g.recWords
+	damaged := func(edit func(w, up []uint32)) Parts {
+		q := p
+		q.Level0, q.Upper = append([]uint32{}, p.Level0...), append([]uint32{}, p.Upper...)
+		edit(q.Level0, q.Upper)
+		return q
+	}
+	var upperSlot int
+	for slot := range p.Nodes {
+		if levelOfFlags(p.Level0[slot*bw+rw+hState]) > 0 {
+			upperSlot = slot
+			break
+		}
+	}
+	for name, edit := range map[string]func(w, up []uint32){
+		"level-0 version": func(w, _ []uint32) { w[5*bw+rw+hState] |= verOne },
+		"upper version":   func(w, up []uint32) { up[w[upperSlot*bw+rw+hUpper]] = 1 },
+		"upper offset":    func(w, up []uint32) { w[upperSlot*bw+rw+hUpper] = uint32(len(up)) - 1 },
+		"level":           func(w, _ []uint32) { w[7*bw+rw+hState] |= 3 << levelShift },
+	} {
+		_, _, err := OpenParts(d.k, d.adjust, g.Config(), damaged(edit), nil)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+	}
+	bad := p
+	bad.Entry = uint64(p.Nodes)
+	_, _, err := OpenParts(d.k, d.adjust, g.Config(), bad, nil)
+	require.ErrorIs(t, err, ErrCorrupt, "entry point")
+
+	// Every node's first level-0 link and every upper link out of range.
+	wild := damaged(func(w, up []uint32) {
+		for slot := range p.Nodes {
+			w[slot*bw+rw+hLinks] = 1<<32 - 1 - uint32(slot)
+		}
+		for i := 1; i < len(up); i++ {
+			if up[i] > 0 {
+				up[i] = uint32(p.Nodes) + up[i]
+			}
+		}
+	})
+	h, finish, err := OpenParts(d.k, d.adjust, g.Config(), wild, nil)
+	require.NoError(t, err)
+	for _, qp := range d.qps {
+		res := h.Search(s, qp, 10, 64, nil)
+		require.NotEmpty(t, res)
+		for _, r := range res {
+			require.Contains(t, d.ids, r.ID)
+		}
+	}
+	require.ErrorIs(t, finish(), ErrCorrupt)
+	require.Zero(t, h.Len(), "a failed graph holds no ids")
+}

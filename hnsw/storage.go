@@ -142,18 +142,19 @@ func (g *Graph) upperList(st *storage, slot uint32, l int) (seq, count *uint32, 
 // version (a seqlock) makes the copy whole, never half of one write and
 // half of the next, and every word is read atomically, so the race
 // detector sees no race either.
+//
+// Links at or past the storage's capacity are dropped: a graph only makes
+// links to its nodes, but a mapped file's may be searched before its
+// links were checked (OpenParts), and nothing past the capacity is
+// memory of the graph's.
 func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint32 {
-	h := g.head(slot)
+	h, lim := g.head(slot), uint32(st.cap)
 	if l == 0 {
 		state, links := &st.words[h+hState], st.words[h+hLinks:h+hLinks+g.maxM0]
 		for spin := 0; ; spin++ {
 			v := atomic.LoadUint32(state)
 			if v&verOne == 0 {
-				n := min(int(v&countMask), len(links))
-				dst = dst[:n]
-				for i := range dst {
-					dst[i] = atomic.LoadUint32(&links[i])
-				}
+				dst = copyLinks(dst, links[:min(int(v&countMask), len(links))], lim)
 				// A Delete meanwhile changes only its bit, not the list.
 				if (atomic.LoadUint32(state)^v)&^flagDeleted == 0 {
 					return dst
@@ -171,11 +172,7 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 	for spin := 0; ; spin++ {
 		v := atomic.LoadUint32(seq)
 		if v&1 == 0 {
-			n := min(int(atomic.LoadUint32(count)), len(links))
-			dst = dst[:n]
-			for i := range dst {
-				dst[i] = atomic.LoadUint32(&links[i])
-			}
+			dst = copyLinks(dst, links[:min(int(atomic.LoadUint32(count)), len(links))], lim)
 			if atomic.LoadUint32(seq) == v {
 				return dst
 			}
@@ -184,6 +181,20 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 			runtime.Gosched()
 		}
 	}
+}
+
+// copyLinks loads links into dst atomically, keeping those below lim.
+func copyLinks(dst, links []uint32, lim uint32) []uint32 {
+	dst = dst[:len(links)]
+	m := 0
+	for i := range links {
+		x := atomic.LoadUint32(&links[i])
+		dst[m] = x
+		if x < lim {
+			m++
+		}
+	}
+	return dst[:m]
 }
 
 // writeLinks replaces slot's list at level l. The caller holds slot's lock,

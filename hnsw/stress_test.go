@@ -218,7 +218,7 @@ func TestLinksNeverTorn(t *testing.T) {
 func TestDeleteBitKeepsWrites(t *testing.T) {
 	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
 	g := newGraph(t, d, Config{M: 8})
-	st := g.newStorage(1, 64)
+	st := g.newStorage(g.maxM0+1, 64) // the links it writes, 0 to maxM0, are slots
 	g.st.Store(st)
 	h := g.head(0)
 	st.words[h+hState] = 3 << levelShift
