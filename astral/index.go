@@ -59,7 +59,8 @@ type Index struct {
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
 
-	mapped *mapping // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
+	mapped *mapping   // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
+	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
 }
 
 // parallelBuildMin is the batch size from which an Add into a graph is a
@@ -217,7 +218,9 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
-	x.ownMemory()
+	if err := x.ownMemory(); err != nil {
+		return err
+	}
 	for _, id := range ids {
 		if x.has(id) {
 			return errorf(ErrDuplicateID, "id %d already stored", id)
@@ -378,7 +381,9 @@ func normalize(v []float32) {
 func (x *Index) Remove(ids ...uint64) error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
-	x.ownMemory()
+	if err := x.ownMemory(); err != nil {
+		return err
+	}
 	for i, id := range ids {
 		if !x.has(id) {
 			return errorf(ErrNotFound, "id %d", id)
@@ -555,6 +560,10 @@ func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
 	c := x.getCtx()
 	defer x.putCtx(c)
 	x.mu.RLock()
+	if err := x.damaged(); err != nil {
+		x.mu.RUnlock()
+		return dst[:0], err
+	}
 	kc, out := k, dst
 	if x.rerank != nil {
 		kc = x.candidates(k)
@@ -625,6 +634,10 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
 		x.mu.RLock()
+		if err := x.damaged(); err != nil {
+			x.mu.RUnlock()
+			return dst[:0], err
+		}
 		out := dst[lo*k:]
 		if x.rerank != nil {
 			out = c.candBuffer(m, kc)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/astral-engine/astral/flat"
@@ -195,6 +196,9 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
 	// live: the switch to a graph takes it.
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	if err := x.Verify(); err != nil {
+		return 0, err // a damaged file would be saved with fresh checksums
+	}
 	if g := x.graph; g != nil {
 		var size int64
 		err := g.View(func(v *hnsw.View) error {
@@ -371,41 +375,43 @@ func LoadBytes(rt *Runtime, b []byte) (*Index, error) {
 	if !littleEndianHost() {
 		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
 	}
-	return decodeBytes(rt, b, false)
+	x, _, err := decodeBytes(rt, b, false, false)
+	return x, err
 }
 
 // decodeBytes loads the file in b; with alias the index reads b in place
 // (b must stay valid and unchanged), otherwise the sections are copied
-// before they are checked.
-func decodeBytes(rt *Runtime, b []byte, alias bool) (*Index, error) {
+// before they are checked. With later (VerifyInBackground, alias only) it
+// leaves the bulk's checks to the function it returns, nil otherwise.
+func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error, error) {
 	if len(b) < fixedHeaderLen {
-		return nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), fixedHeaderLen)
+		return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), fixedHeaderLen)
 	}
 	hl, err := prefix(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(b) < hl {
-		return nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
+		return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
 	}
 	h, err := decodeHeader(b[:hl])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if size := h.fileLen(); uint64(len(b)) != size {
 		if uint64(len(b)) < size {
-			return nil, errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", len(b), size)
+			return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", len(b), size)
 		}
-		return nil, errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
+		return nil, nil, errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
 	}
 	if err := zeroPadding(b[hl:align64(uint64(hl))], "the header"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bufs := make([][]byte, len(h.sections))
 	for i, s := range h.sections {
 		end := s.offset + s.length
 		if err := zeroPadding(b[end:align64(end)], s.kind.String()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		bufs[i] = b[s.offset:end:end]
 		if !alias {
@@ -413,15 +419,30 @@ func decodeBytes(rt *Runtime, b []byte, alias bool) (*Index, error) {
 		}
 	}
 	// The graph's level-0 blocks, nearly all of a graph file, are
-	// checksummed by the graph's own check, chunk by chunk while in cache.
-	var deferred *section
-	if h.structure == KindHNSW {
-		deferred = h.find(secLevel0)
+	// checksummed by the graph's own check, chunk by chunk while in cache;
+	// later leaves every bulk section to the background check.
+	skip := func(k sectionKind) bool { return h.structure == KindHNSW && k == secLevel0 }
+	if later {
+		skip = bulk
 	}
-	if err := checkCRCs(rt, h, bufs, deferred); err != nil {
-		return nil, err
+	if err := checkCRCs(rt, h, bufs, skip); err != nil {
+		return nil, nil, err
 	}
-	return assemble(rt, h, bufs, deferred != nil)
+	mode := checked
+	switch {
+	case later:
+		mode = checkLater
+	case h.structure == KindHNSW:
+		mode = checkLevel0
+	}
+	return assemble(rt, h, bufs, mode)
+}
+
+// bulk reports the sections VerifyInBackground leaves unread: those as
+// large as the records, which no search needs whole to be safe (any bits
+// of a record score; the graph's links are checked as they are read).
+func bulk(k sectionKind) bool {
+	return k == secLevel0 || k == secRecords || k == secRerankRecords
 }
 
 func zeroPadding(p []byte, after string) error {
@@ -433,12 +454,12 @@ func zeroPadding(p []byte, after string) error {
 	return nil
 }
 
-// checkCRCs checks the sections' checksums, but for skip's.
-func checkCRCs(rt *Runtime, h *header, bufs [][]byte, skip *section) error {
+// checkCRCs checks the checksums of the sections but those skip names.
+func checkCRCs(rt *Runtime, h *header, bufs [][]byte, skip func(sectionKind) bool) error {
 	var todo [][]byte
 	var secs []section
 	for i, s := range h.sections {
-		if skip == nil || s.kind != skip.kind {
+		if !skip(s.kind) {
 			todo, secs = append(todo, bufs[i]), append(secs, s)
 		}
 	}
@@ -550,7 +571,8 @@ func Load(rt *Runtime, r io.Reader) (*Index, error) {
 			return nil, errorf(ErrCorrupt, "section %v: checksum %#08x, header says %#08x", s.kind, crcs[i], s.crc)
 		}
 	}
-	return assemble(rt, h, bufs, false)
+	x, _, err := assemble(rt, h, bufs, checked)
+	return x, err
 }
 
 // remaining is how many bytes r has left, when r can tell.
@@ -607,21 +629,30 @@ func readError(err error, what string) error {
 	return errorf(ErrIO, "reading %s: %v", what, err)
 }
 
-// assemble builds the index over the sections, used in place. Their
-// checksums have been checked, but for the level-0 blocks' with
-// checkLevel0, which the graph's check computes as it goes.
-func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, error) {
+// checkMode is what assemble checks beyond what its caller did.
+type checkMode uint8
+
+const (
+	checked     checkMode = iota // every checksum has been checked
+	checkLevel0                  // but the level-0 blocks': the graph's check computes it as it goes
+	checkLater                   // but the bulk's (bulk): returned as a function, with the graph's full check
+)
+
+// assemble builds the index over the sections, used in place. With
+// checkLater it returns the checks it left (a graph's links and ids, the
+// bulk's checksums, the rerank copy's ids) as later; nil otherwise.
+func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
 	c := Config{Dim: int(h.dim), Metric: h.metric, Kind: h.kind, Storage: h.storage, FlatLimitBytes: int64(h.flatLimit),
 		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch),
 		Rerank: h.rerank, RerankFactor: int(h.rerankFactor)}
 	if err := c.validate(); err != nil {
-		return nil, errorf(ErrCorrupt, "options: %v", err)
+		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
 	}
 	k, err := kernel.New(nil, c.Dim, c.Storage)
 	if err != nil {
-		return nil, errorf(ErrCorrupt, "options: %v", err)
+		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
 	}
-	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
+	x = &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
 	x.efSearch.Store(int32(c.EfSearch))
 	sec := func(kind sectionKind) []byte {
 		for i, s := range h.sections {
@@ -631,9 +662,13 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 		}
 		return nil
 	}
+	// The bulk's checksums, for later.
+	bulkCRCs := func() error {
+		return checkCRCs(rt, h, bufs, func(k sectionKind) bool { return !bulk(k) || k == secLevel0 })
+	}
 	if c.Rerank != 0 {
 		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
-			return nil, errorf(ErrCorrupt, "options: %v", err)
+			return nil, nil, errorf(ErrCorrupt, "options: %v", err)
 		}
 		ra := adjustOf(c.Metric, c.Rerank)
 		var bias []float32
@@ -641,7 +676,7 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 			bias = wordsOf[float32](sec(secRerankAdjust))
 		}
 		if x.rerank, err = flat.FromParts(x.rkern, ra, sec(secRerankRecords), wordsOf[uint64](sec(secRerankIDs)), bias); err != nil {
-			return nil, errorf(ErrCorrupt, "rerank copy: %v", err)
+			return nil, nil, errorf(ErrCorrupt, "rerank copy: %v", err)
 		}
 	}
 	if h.structure == KindFlat {
@@ -654,40 +689,73 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, checkLevel0 bool) (*Index, 
 		}
 		f, err := flat.FromPartsScaled(k, x.adjust, sec(secRecords), wordsOf[uint64](sec(secIDs)), bias, scales)
 		if err != nil {
-			return nil, errorf(ErrCorrupt, "%v", err)
+			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
 		x.flat = f
-		return x, x.checkRerankIDs()
+		if err := x.checkRerankIDs(); err != nil {
+			return nil, nil, err
+		}
+		if mode == checkLater {
+			later = bulkCRCs
+		}
+		return x, later, nil
 	}
 	parts := hnsw.Parts{Nodes: int(h.slots), Level0: wordsOf[uint32](sec(secLevel0)), Upper: wordsOf[uint32](sec(secUpper)),
 		Entry: h.entry, Tombstones: wordsOf[uint32](sec(secTombstones))}
 	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.seed, KeepPruned: h.graphFlags&graphKeepPruned != 0}
 	var crcs chunkCRCs
-	if checkLevel0 {
+	if mode != checked {
 		per := hnsw.ChunkNodes(int(h.stride), c.M, x.adjust)
 		chunks := (int(h.slots) + per - 1) / per
 		crcs.crcs, crcs.lens = make([]uint32, chunks), make([]int64, chunks)
 		parts.Visit = crcs.visit
 	}
-	g, err := hnsw.FromParts(k, x.adjust, cfg, parts, rt.workers())
-	if checkLevel0 {
-		// A checksum that fails explains a failed check best: test it first.
-		s := *h.find(secLevel0)
-		got, ok := crcs.sum()
-		if !ok {
-			got = checksums(rt.workers(), [][]byte{sec(secLevel0)})[0]
+	// graphChecked ends the graph's check (err its result): a failed
+	// level-0 checksum explains a failed check best, so it comes first.
+	graphChecked := func(err error) error {
+		if mode != checked {
+			s := *h.find(secLevel0)
+			got, ok := crcs.sum()
+			if !ok {
+				got = checksums(rt.workers(), [][]byte{sec(secLevel0)})[0]
+			}
+			if got != s.crc {
+				return crcError(s, got)
+			}
 		}
-		if got != s.crc {
-			return nil, crcError(s, got)
+		if err != nil {
+			return errorf(ErrCorrupt, "%v", err)
 		}
+		return nil
 	}
-	if err != nil {
-		return nil, errorf(ErrCorrupt, "%v", err)
+	if mode == checkLater {
+		g, finish, err := hnsw.OpenParts(k, x.adjust, cfg, parts, rt.workers())
+		if err != nil {
+			return nil, nil, errorf(ErrCorrupt, "%v", err)
+		}
+		x.graph = g
+		later = func() error {
+			if err := graphChecked(finish()); err != nil {
+				return err
+			}
+			if err := bulkCRCs(); err != nil {
+				return err
+			}
+			return x.checkRerankIDs()
+		}
+		return x, later, nil
+	}
+	g, err := hnsw.FromParts(k, x.adjust, cfg, parts, rt.workers())
+	if err := graphChecked(err); err != nil {
+		return nil, nil, err
 	}
 	// The tombstones were checked against the deleted nodes, and their
 	// number against the header's counts: the graph holds count live nodes.
 	x.graph = g
-	return x, x.checkRerankIDs()
+	if err := x.checkRerankIDs(); err != nil {
+		return nil, nil, err
+	}
+	return x, nil, nil
 }
 
 // checkRerankIDs checks that the rerank copy holds exactly the index's ids
@@ -722,7 +790,8 @@ func (m *mapping) release() error {
 // OpenFile opens the index file at path by mapping it read-only: the
 // records (flat) or the graph (HNSW) are searched where they lie in the
 // file, so a large index opens in milliseconds, with no rebuild and no
-// copy, after every checksum, count, offset and link has been checked.
+// copy, after every checksum, count, offset and link has been checked
+// (with VerifyInBackground, only what a search relies on: see there).
 // The first Add or Remove copies them into memory of the index's own
 // (queries wait for that copy once); Close, or the collector when the
 // index is no longer used, unmaps the file.
@@ -731,9 +800,13 @@ func (m *mapping) release() error {
 // with any mapping, the process would see the change or fault):
 // SaveFile, which replaces the file, is safe. Where mapping is not
 // available the file is read into memory instead.
-func OpenFile(rt *Runtime, path string) (*Index, error) {
+func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if !littleEndianHost() {
 		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
+	}
+	var oc openConfig
+	for _, o := range opts {
+		o(&oc)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -757,7 +830,7 @@ func OpenFile(rt *Runtime, path string) (*Index, error) {
 	if err != nil {
 		return nil, errorf(ErrIO, "mapping %s: %v", path, err)
 	}
-	x, err := decodeBytes(rt, data, true)
+	x, later, err := decodeBytes(rt, data, true, oc.background)
 	if err != nil {
 		if mapped {
 			unmapFile(data)
@@ -769,15 +842,96 @@ func OpenFile(rt *Runtime, path string) (*Index, error) {
 		x.mapped = m
 		runtime.AddCleanup(x, func(m *mapping) { m.release() }, m)
 	}
+	if later != nil {
+		x.verifyLater(func() error {
+			if err := later(); err != nil {
+				return fmt.Errorf("%w (file %s)", err, path)
+			}
+			return nil
+		})
+	}
 	return x, nil
 }
 
+// An OpenOption changes how OpenFile opens a file.
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	background bool
+}
+
+// VerifyInBackground makes OpenFile return before it reads the bulk of
+// the file (the records, the graph's level-0 blocks): it checks the header,
+// the small sections' checksums, and what a search needs to stay inside
+// the file and to end (every node's state word and upper-level offset,
+// the entry point), then leaves the rest — the bulk's checksums, every
+// link, the ids — to a check in the background, on the runtime's workers.
+// A game opens a packed index this way within a frame.
+//
+// Queries answered before that check ends are memory-safe whatever the
+// file holds (links outside the graph are skipped) but read bytes not
+// yet checked. Verify waits for the check. If it fails, the index answers
+// every query, write and save with its ErrCorrupt; writes and saves wait
+// for it anyway.
+func VerifyInBackground() OpenOption {
+	return func(c *openConfig) { c.background = true }
+}
+
+// fileCheck is VerifyInBackground's check of an opened file.
+type fileCheck struct {
+	done chan struct{} // closed when the check ends
+	err  error         // its result, set before done is closed
+	bad  atomic.Bool   // err != nil: queries test it without waiting
+}
+
+// verifyLater runs check in the background as x's file check.
+func (x *Index) verifyLater(check func() error) {
+	c := &fileCheck{done: make(chan struct{})}
+	x.check = c
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done() // also keeps x, and so its mapping, alive meanwhile
+		c.err = check()
+		c.bad.Store(c.err != nil)
+		close(c.done)
+	}()
+}
+
+// Verify waits for the background check of an index OpenFile opened with
+// VerifyInBackground and returns its result: nil when every checksum,
+// count, offset, link and id passed, otherwise the ErrCorrupt that names
+// the first problem (the index then refuses queries, writes and saves).
+// Any other index was checked whole before it was returned: nil at once.
+func (x *Index) Verify() error {
+	x.mu.RLock()
+	c := x.check
+	x.mu.RUnlock()
+	if c == nil {
+		return nil
+	}
+	<-c.done
+	return c.err
+}
+
+// damaged is the failed background check's error, without waiting for
+// one still running; hold mu.
+func (x *Index) damaged() error {
+	if c := x.check; c != nil && c.bad.Load() {
+		return c.err
+	}
+	return nil
+}
+
 // ownMemory copies a mapped index's sections into the heap before its
-// first write, then unmaps the file. Hold writeMu.
-func (x *Index) ownMemory() {
+// first write, then unmaps the file; it waits for a background check
+// first and returns its error. Hold writeMu.
+func (x *Index) ownMemory() error {
+	if err := x.Verify(); err != nil {
+		return err
+	}
 	m := x.mapped
 	if m == nil {
-		return
+		return nil
 	}
 	if g := x.graph; g != nil {
 		// Searches pick the copy up as they start; the lock waits out
@@ -794,6 +948,7 @@ func (x *Index) ownMemory() {
 	x.mapped = nil
 	x.mu.Unlock()
 	m.release()
+	return nil
 }
 
 // Mapped reports whether the index still reads a file OpenFile mapped
@@ -822,6 +977,7 @@ func (x *Index) Close() error {
 		x.rerank = flat.New(x.rkern, x.rerank.Adjust())
 	}
 	x.pending = nil
+	x.check = nil
 	m := x.mapped
 	x.mapped = nil
 	x.mu.Unlock()

@@ -98,6 +98,23 @@ func FuzzLoad(f *testing.F) {
 func fuzzLoadOne(t *testing.T, data []byte) {
 	x, err := LoadBytes(nil, data)
 	y, err2 := Load(nil, onlyReader{bytes.NewReader(data)})
+	// VerifyInBackground's way: queries before its check are safe on any
+	// bytes, and the check then agrees with the whole one.
+	if w, later, err3 := decodeBytes(nil, data, true, true); err3 == nil {
+		q := make([]float32, w.Config().Dim)
+		q[len(q)-1] = -1
+		if _, err := w.Query(nil, q, 7); err != nil {
+			t.Fatal(err)
+		}
+		if later != nil {
+			err3 = later()
+		}
+		if (err3 == nil) != (err == nil) {
+			t.Fatalf("LoadBytes: %v; the background check: %v", err, err3)
+		}
+	} else if err == nil {
+		t.Fatalf("LoadBytes loads what a background open refuses: %v", err3)
+	}
 	// They agree, but that a stream may go on past the file.
 	if (err == nil) != (err2 == nil) && !(err2 == nil && strings.Contains(err.Error(), "after the end")) {
 		t.Fatalf("LoadBytes: %v; Load: %v", err, err2)

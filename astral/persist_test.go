@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,6 +103,43 @@ var loaders = []struct {
 		return Load(rt, onlyReader{bytes.NewReader(b)})
 	}},
 	{"OpenFile", func(t testing.TB, rt *Runtime, b []byte) (*Index, error) { return OpenFile(rt, writeTemp(t, b)) }},
+	{"OpenFile/background", openInBackground},
+}
+
+// openInBackground opens b's file with VerifyInBackground and queries it
+// before its check ends (which must not crash, whatever b holds, and must
+// answer as afterwards), then returns the check's error, if any, after
+// checking that the index then refuses queries, writes and saves with it.
+func openInBackground(t testing.TB, rt *Runtime, b []byte) (*Index, error) {
+	x, err := OpenFile(rt, writeTemp(t, b), VerifyInBackground())
+	if err != nil {
+		return nil, err
+	}
+	q := make([]float32, x.Config().Dim)
+	for i := range q {
+		q[i] = float32(i%7) - 3
+	}
+	early, earlyErr := x.Query(nil, q, 10)
+	if err := x.Verify(); err != nil {
+		require.ErrorIs(t, err, ErrCorrupt)
+		if earlyErr != nil {
+			require.Equal(t, err, earlyErr)
+		}
+		_, qerr := x.Query(nil, q, 10)
+		require.Equal(t, err, qerr, "queries after a failed check")
+		_, qerr = x.QueryBatch(nil, make([]int, 1), q, 10)
+		require.Equal(t, err, qerr)
+		require.Equal(t, err, x.Add([]uint64{1 << 50}, q), "writes after a failed check")
+		require.Equal(t, err, x.Remove(1))
+		require.ErrorIs(t, x.Save(io.Discard), ErrCorrupt, "saves after a failed check")
+		require.NoError(t, x.Close())
+		return nil, err
+	}
+	require.NoError(t, earlyErr)
+	late, err := x.Query(nil, q, 10)
+	require.NoError(t, err)
+	require.Equal(t, late, early, "answers before the check ends")
+	return x, nil
 }
 
 // TestSaveLoadRoundTrip: every kind and metric, saved and loaded every
@@ -169,7 +207,7 @@ func TestLoadedIndexTakesWrites(t *testing.T) {
 				x := testIndex(t, rt, kind, L2, 500, 32)
 				y, err := l.load(t, rt, saved(t, x))
 				require.NoError(t, err)
-				require.Equal(t, l.name == "OpenFile", y.Mapped())
+				require.Equal(t, strings.HasPrefix(l.name, "OpenFile"), y.Mapped())
 				r := rand.New(rand.NewPCG(5, 5))
 				for step := range 20 {
 					v := randomVectors(r, 3, 32)
@@ -191,14 +229,21 @@ func TestLoadedIndexTakesWrites(t *testing.T) {
 }
 
 // TestMappedCopyOnWriteUnderQueries: queries keep running, never reading
-// an unmapped page, while the first write copies a mapped index.
+// an unmapped page, while the first write copies a mapped index (opened
+// whole, or checked in the background meanwhile).
 func TestMappedCopyOnWriteUnderQueries(t *testing.T) {
 	rt := newRuntime(t, 1)
-	for _, kind := range []Kind{KindFlat, KindHNSW} {
-		t.Run(kind.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		kind Kind
+		opts []OpenOption
+	}{{KindFlat, nil}, {KindHNSW, nil}, {KindFlat, []OpenOption{VerifyInBackground()}}, {KindHNSW, []OpenOption{VerifyInBackground()}}} {
+		kind := c.kind
+		t.Run(fmt.Sprintf("%v/%d", kind, len(c.opts)), func(t *testing.T) {
 			x := testIndex(t, rt, kind, Cosine, sized(3000, 800), 32)
 			want := answers(t, x, 4)
-			y, err := OpenFile(rt, writeTemp(t, saved(t, x)))
+			// With VerifyInBackground the queries start while the check
+			// runs, and the first write waits for it.
+			y, err := OpenFile(rt, writeTemp(t, saved(t, x)), c.opts...)
 			require.NoError(t, err)
 			var stop atomic.Bool
 			var wg sync.WaitGroup
