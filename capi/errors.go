@@ -31,6 +31,8 @@ func statusOf(err error) C.AstralStatus {
 		return C.ASTRAL_E_NOT_FOUND
 	case errors.Is(err, astral.ErrInvalidArgument):
 		return C.ASTRAL_E_INVALID_ARGUMENT
+	case errors.Is(err, astral.ErrCorrupt):
+		return C.ASTRAL_E_CORRUPT // a loaded file's background check failed
 	}
 	return C.ASTRAL_E_INTERNAL
 }

@@ -121,6 +121,18 @@ func runtimeFor(fn string) (*astral.Runtime, C.AstralStatus) {
 func astral_index_load(path *C.char, outIndex *C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_load"
 	defer recoverStatus(fn, &st)
+	return loadPath(fn, path, 0, outIndex)
+}
+
+//export astral_index_load_ex
+func astral_index_load_ex(path *C.char, flags C.uint32_t, outIndex *C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_load_ex"
+	defer recoverStatus(fn, &st)
+	return loadPath(fn, path, flags, outIndex)
+}
+
+// loadPath is astral_index_load with its flags.
+func loadPath(fn string, path *C.char, flags C.uint32_t, outIndex *C.AstralIndex) C.AstralStatus {
 	if outIndex != nil {
 		*outIndex = 0
 	}
@@ -130,15 +142,36 @@ func astral_index_load(path *C.char, outIndex *C.AstralIndex) (st C.AstralStatus
 	if outIndex == nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_index is NULL")
 	}
+	if flags&^C.ASTRAL_LOAD_VERIFY_IN_BACKGROUND != 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "unknown flags %#x", flags&^C.ASTRAL_LOAD_VERIFY_IN_BACKGROUND)
+	}
 	rt, st := runtimeFor(fn)
 	if st != statusOK {
 		return st
 	}
-	x, err := astral.OpenFile(rt, C.GoString(path))
+	var opts []astral.OpenOption
+	if flags&C.ASTRAL_LOAD_VERIFY_IN_BACKGROUND != 0 {
+		opts = append(opts, astral.VerifyInBackground())
+	}
+	x, err := astral.OpenFile(rt, C.GoString(path), opts...)
 	if err != nil {
 		return failPersist(fn, err)
 	}
 	return insertLoaded(fn, x, rt, outIndex)
+}
+
+//export astral_index_verify
+func astral_index_verify(index C.AstralIndex) (st C.AstralStatus) {
+	const fn = "astral_index_verify"
+	defer recoverStatus(fn, &st)
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if err := e.x.Verify(); err != nil {
+		return failPersist(fn, err)
+	}
+	return statusOK
 }
 
 //export astral_index_load_from_memory

@@ -120,6 +120,17 @@ static void test_round_trips(uint32_t kind, uint32_t metric) {
         CHECK_OK(astral_index_stats(mapped, &b));
         CHECK(a.count == b.count && a.kind == b.kind && a.metric == b.metric && a.dimension == b.dimension);
     }
+    /* Mapped with the bulk's checks in the background: the same answers
+     * before and after the check, which passes. */
+    {
+        AstralIndex bg = ASTRAL_INDEX_NONE;
+        CHECK_OK(astral_index_load_ex(path, ASTRAL_LOAD_VERIFY_IN_BACKGROUND, &bg));
+        CHECK(same_answers(h, bg));
+        CHECK_OK(astral_index_verify(bg));
+        CHECK(same_answers(h, bg));
+        CHECK_OK(astral_index_destroy(bg));
+        CHECK_OK(astral_index_verify(mapped)); /* checked whole when loaded */
+    }
     /* Saving over the file the mapped index reads is safe. */
     CHECK_OK(astral_index_save(mem, path));
     CHECK(same_answers(h, mapped));
@@ -254,6 +265,24 @@ static void test_damage(void) {
         fclose(f);
         CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_load(path, &out), "checksum");
         CHECK(out == ASTRAL_INDEX_NONE);
+        /* Checked in the background: the damage (in the graph's bulk) is
+         * found by the check, and the index then refuses every use. */
+        {
+            AstralResult r[K];
+            uint32_t n = 9;
+            uint64_t id = 7;
+            size_t need = 0;
+            CHECK_OK(astral_index_load_ex(path, ASTRAL_LOAD_VERIFY_IN_BACKGROUND, &out));
+            AstralStatus early = astral_index_query(out, queries, DIM, K, r, K, &n);
+            CHECK(early == ASTRAL_OK || early == ASTRAL_E_CORRUPT);
+            CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_verify(out), "checksum");
+            CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_query(out, queries, DIM, K, r, K, &n), "checksum");
+            CHECK(n == 0);
+            CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_add(out, &id, 1, queries, DIM), "checksum");
+            CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_remove(out, &base_ids[0], 1), "checksum");
+            CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_save_to_buffer(out, NULL, 0, &need), "checksum");
+            CHECK_OK(astral_index_destroy(out));
+        }
         remove(path);
         CHECK_FAIL(ASTRAL_E_IO, astral_index_load(path, &out), "no such file");
     }
@@ -277,6 +306,9 @@ static void test_arguments(void) {
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load(NULL, &out), "path");
     CHECK(out == ASTRAL_INDEX_NONE);
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load("x.idx", NULL), "out_index");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_ex(NULL, 0, &out), "path");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_ex("x.idx", 6, &out), "unknown flags 0x6");
+    CHECK(out == ASTRAL_INDEX_NONE);
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_from_memory(NULL, 10, &out), "data is NULL");
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_from_memory(small, sizeof small, NULL), "out_index");
     CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_load_from_memory(NULL, 0, &out), "truncated");
@@ -284,6 +316,7 @@ static void test_arguments(void) {
     CHECK_OK(astral_index_destroy(h));
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_save(h, "x.idx"), "stale");
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_save_to_buffer(h, NULL, 0, &size), "stale");
+    CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_verify(h), "stale");
 }
 
 static void test_not_initialized(void) {
@@ -292,6 +325,9 @@ static void test_not_initialized(void) {
     size_t size = 3;
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_load("x.idx", &out), "astral_init");
     CHECK(out == ASTRAL_INDEX_NONE);
+    CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_load_ex("x.idx", ASTRAL_LOAD_VERIFY_IN_BACKGROUND, &out),
+               "astral_init");
+    CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_verify(((AstralIndex)1 << 32) | 1), "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_load_from_memory(buf, sizeof buf, &out), "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_save(((AstralIndex)1 << 32) | 1, "x.idx"), "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED,
