@@ -201,6 +201,23 @@ public:
         return create(index_options(dimension), out);
     }
 
+    // Loads the index file at path (UTF-8) into out, replacing what out held:
+    // mapped, checked whole unless flags has ASTRAL_LOAD_VERIFY_IN_BACKGROUND
+    // (then verify() waits for the rest). astral_index_load_ex.
+    static Status load(const char *path, Index &out, std::uint32_t flags = 0) noexcept {
+        AstralIndex h = ASTRAL_INDEX_NONE;
+        Status st = ASTRAL_HPP_CALL(astral_index_load_ex)(path, flags, &h);
+        return st.ok() ? adopt(h, out) : st;
+    }
+
+    // Loads the index saved in data (size bytes, copied: data may go on
+    // return) into out, replacing what out held.
+    static Status load_from_memory(const void *data, std::size_t size, Index &out) noexcept {
+        AstralIndex h = ASTRAL_INDEX_NONE;
+        Status st = ASTRAL_HPP_CALL(astral_index_load_from_memory)(data, size, &h);
+        return st.ok() ? adopt(h, out) : st;
+    }
+
     bool valid() const noexcept { return handle_ != ASTRAL_INDEX_NONE; }
     explicit operator bool() const noexcept { return valid(); }
     AstralIndex handle() const noexcept { return handle_; }
@@ -252,7 +269,38 @@ public:
         return ASTRAL_HPP_CALL(astral_index_stats)(handle_, &out);
     }
 
+    // Saves to the file at path (UTF-8), crash-safe: astral_index_save.
+    Status save(const char *path) const noexcept { return ASTRAL_HPP_CALL(astral_index_save)(handle_, path); }
+
+    // Saves into buf and sets size to the file's length; when buf is too
+    // small (an empty Span asks) nothing is written, size is the length
+    // needed and the status BUFFER_TOO_SMALL. astral_index_save_to_buffer.
+    Status save(Span<unsigned char> buf, std::size_t &size) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_save_to_buffer)(handle_, buf.data(), buf.size(), &size);
+    }
+
+    // Waits for the background check of an index loaded with
+    // ASTRAL_LOAD_VERIFY_IN_BACKGROUND: OK, or CORRUPT (then every call on
+    // the index fails). astral_index_verify.
+    Status verify() const noexcept { return ASTRAL_HPP_CALL(astral_index_verify)(handle_); }
+
 private:
+    // Makes out own the loaded handle h, with the dimension its file holds;
+    // destroys h if that cannot be read.
+    static Status adopt(AstralIndex h, Index &out) noexcept {
+        AstralStats s{};
+        s.struct_size = static_cast<std::uint32_t>(sizeof s);
+        Status st = ASTRAL_HPP_CALL(astral_index_stats)(h, &s);
+        if (!st.ok()) {
+            (void)ASTRAL_HPP_CALL(astral_index_destroy)(h);
+            return st;
+        }
+        (void)out.reset();
+        out.handle_ = h;
+        out.dimension_ = s.dimension;
+        return st;
+    }
+
     AstralIndex handle_ = ASTRAL_INDEX_NONE;
     std::uint32_t dimension_ = 0;
 };

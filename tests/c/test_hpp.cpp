@@ -145,6 +145,38 @@ int main() {
         CHECK(astral::Index::create(opts.storage(ASTRAL_STORAGE_E4M3), r).ok());
     }
 
+    // Saved and loaded three ways: the same answers, the dimension from the file.
+    {
+        astral::Index h;
+        CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_HNSW), h).ok());
+        CHECK(h.add(ids, v).ok());
+        std::size_t size = 0;
+        CHECK(h.save({}, size).code() == ASTRAL_E_BUFFER_TOO_SMALL && size > 0);
+        std::vector<unsigned char> file(size);
+        CHECK(h.save(file, size).ok() && size == file.size());
+        const char *path = "test_hpp.idx";
+        CHECK(h.save(path).ok());
+        std::array<AstralResult, 3> want{}, got{};
+        std::uint32_t wn = 0, gn = 0;
+        CHECK(h.query(q, 3, want, wn).ok() && wn == 3);
+        astral::Index m, f, g;
+        CHECK(astral::Index::load_from_memory(file.data(), file.size(), m).ok() && m.dimension() == dim);
+        CHECK(astral::Index::load(path, f).ok() && f.dimension() == dim && f.verify().ok());
+        CHECK(astral::Index::load(path, g, ASTRAL_LOAD_VERIFY_IN_BACKGROUND).ok() && g.dimension() == dim);
+        for (astral::Index *x : {&m, &f, &g}) {
+            CHECK(x->query(q, 3, got, gn).ok() && gn == wn);
+            CHECK(std::memcmp(got.data(), want.data(), sizeof want) == 0);
+        }
+        CHECK(g.verify().ok());
+        // Damage: the out index is left as it was.
+        file[file.size() / 2] ^= 1;
+        const AstralIndex kept = m.handle();
+        CHECK(astral::Index::load_from_memory(file.data(), file.size(), m).code() == ASTRAL_E_CORRUPT);
+        CHECK(m.handle() == kept && live(kept));
+        CHECK(astral::Index::load("no/such/file.idx", m).code() == ASTRAL_E_IO && m.handle() == kept);
+        std::remove(path);
+    }
+
     CHECK(astral::shutdown().ok());
     CHECK(astral::shutdown().code() == ASTRAL_E_NOT_INITIALIZED);
     if (failures != 0) {
