@@ -189,8 +189,8 @@ func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 // at once (a mapped file, before its bulk is read): it checks only what a
 // search needs to stay inside the words and to end — list versions zero,
 // upper-level offsets in range, the entry point — and returns the graph
-// with finish, which runs FromParts' other checks (and p.Visit) and then
-// fills the id map. Searches meanwhile are safe on any words: they skip
+// with finish, which runs FromParts' other checks (and p.Visit) and then,
+// as FromParts does, fills the id map in the background. Searches meanwhile are safe on any words: they skip
 // links outside the graph. Until finish returns, Len, Has, View, Stats
 // and Digest wait; call it exactly once, and write to the graph only after
 // it returned nil. When it fails the graph keeps answering searches over
@@ -206,12 +206,15 @@ func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 	g.install(p)
 	g.allocMu.Lock()
 	finish = func() error {
-		defer g.allocMu.Unlock()
 		if err := v.run(); err != nil {
 			g.ids = map[uint64]uint32{}
+			g.allocMu.Unlock()
 			return err
 		}
-		g.ids = v.idMap()
+		go func() { // as FromParts: the id map is no check
+			defer g.allocMu.Unlock()
+			g.ids = v.idMap()
+		}()
 		return nil
 	}
 	return g, finish, nil
