@@ -203,7 +203,7 @@ public:
 
     // Loads the index file at path (UTF-8) into out, replacing what out held:
     // mapped, checked whole unless flags has ASTRAL_LOAD_VERIFY_IN_BACKGROUND
-    // (then verify() waits for the rest). astral_index_load_ex.
+    // (then verify_loaded() waits for the rest). astral_index_load_ex.
     static Status load(const char *path, Index &out, std::uint32_t flags = 0) noexcept {
         AstralIndex h = ASTRAL_INDEX_NONE;
         Status st = ASTRAL_HPP_CALL(astral_index_load_ex)(path, flags, &h);
@@ -281,8 +281,9 @@ public:
 
     // Waits for the background check of an index loaded with
     // ASTRAL_LOAD_VERIFY_IN_BACKGROUND: OK, or CORRUPT (then every call on
-    // the index fails). astral_index_verify.
-    Status verify() const noexcept { return ASTRAL_HPP_CALL(astral_index_verify)(handle_); }
+    // the index fails). astral_index_verify. (Not verify(): a macro in
+    // Unreal.)
+    Status verify_loaded() const noexcept { return ASTRAL_HPP_CALL(astral_index_verify)(handle_); }
 
 private:
     // Makes out own the loaded handle h, with the dimension its file holds;

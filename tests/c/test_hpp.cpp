@@ -161,13 +161,13 @@ int main() {
         CHECK(h.query(q, 3, want, wn).ok() && wn == 3);
         astral::Index m, f, g;
         CHECK(astral::Index::load_from_memory(file.data(), file.size(), m).ok() && m.dimension() == dim);
-        CHECK(astral::Index::load(path, f).ok() && f.dimension() == dim && f.verify().ok());
+        CHECK(astral::Index::load(path, f).ok() && f.dimension() == dim && f.verify_loaded().ok());
         CHECK(astral::Index::load(path, g, ASTRAL_LOAD_VERIFY_IN_BACKGROUND).ok() && g.dimension() == dim);
         for (astral::Index *x : {&m, &f, &g}) {
             CHECK(x->query(q, 3, got, gn).ok() && gn == wn);
             CHECK(std::memcmp(got.data(), want.data(), sizeof want) == 0);
         }
-        CHECK(g.verify().ok());
+        CHECK(g.verify_loaded().ok());
         // Damage: the out index is left as it was.
         file[file.size() / 2] ^= 1;
         const AstralIndex kept = m.handle();
