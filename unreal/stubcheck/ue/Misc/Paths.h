@@ -15,4 +15,7 @@ public:
 		return FString();
 	}
 	static FString ConvertRelativePathToFull(const FString& InPath);
+	static const FString& ProjectSavedDir();
+	static FString GetPath(const FString& InPath);
+	static bool IsRelative(const FString& InPath);
 };

@@ -34,7 +34,12 @@ THIRD_PARTY_INCLUDES_END
 	X(astral_index_query) \
 	X(astral_index_query_batch) \
 	X(astral_index_count) \
-	X(astral_index_stats)
+	X(astral_index_stats) \
+	X(astral_index_save) \
+	X(astral_index_save_to_buffer) \
+	X(astral_index_load_ex) \
+	X(astral_index_load_from_memory) \
+	X(astral_index_verify)
 
 /** The table: one pointer per function, named as in astral.h. */
 struct FAstralApi

@@ -19,7 +19,7 @@ UAstralAsyncQuery* UAstralAsyncQuery::QueryAsync(const UObject* WorldContextObje
 		Action->PendingIndex = Index->GetNative();
 		if (!Action->PendingIndex.IsValid())
 		{
-			Action->InputError = TEXT("Astral Query (Async): Index was not made by Create Index");
+			Action->InputError = TEXT("Astral Query (Async): Index was not made by Create Index or a Load Index node");
 		}
 	}
 	Action->PendingVector = Vector;

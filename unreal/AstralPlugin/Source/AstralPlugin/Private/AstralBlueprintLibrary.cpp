@@ -3,6 +3,8 @@
 #include "AstralIndex.h"
 #include "AstralNativeIndex.h"
 #include "AstralSettings.h"
+#include "HAL/FileManager.h"
+#include "Misc/Paths.h"
 #include "UObject/Package.h"
 
 namespace UE::Astral::BlueprintLibrary
@@ -18,9 +20,34 @@ namespace UE::Astral::BlueprintLibrary
 		TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative();
 		if (!Native.IsValid())
 		{
-			Fail(OutError, FString::Printf(TEXT("Astral %s: Index was not made by Create Index"), Node));
+			Fail(OutError, FString::Printf(TEXT("Astral %s: Index was not made by Create Index or a Load Index node"), Node));
 		}
 		return Native;
+	}
+
+	/** A Blueprint handle on a native index just made. */
+	static UAstralIndex* NewIndex(const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe>& Native)
+	{
+		UAstralIndex* Index = NewObject<UAstralIndex>(GetTransientPackage());
+		Index->Initialize(Native.ToSharedRef());
+		return Index;
+	}
+
+	/**
+	 * FilePath made full: a relative one is taken under the project's Saved
+	 * folder, since libastral would resolve it against the working directory,
+	 * which is not the project's. False with OutError set when it is empty.
+	 */
+	static bool ResolvePath(const FString& FilePath, const TCHAR* Node, FString& OutPath, FString& OutError)
+	{
+		if (FilePath.IsEmpty())
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: File Path is empty"), Node));
+		}
+		OutPath = FPaths::IsRelative(FilePath)
+			? FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), FilePath)
+			: FilePath;
+		return true;
 	}
 
 	/** Blueprint has no uint64: ids travel as int64 and keep their 64 bits. */
@@ -130,8 +157,7 @@ bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric,
 	{
 		return false;
 	}
-	Index = NewObject<UAstralIndex>(GetTransientPackage());
-	Index->Initialize(Native.ToSharedRef());
+	Index = NewIndex(Native);
 	return true;
 }
 
@@ -203,6 +229,80 @@ bool UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats,
 		return false;
 	}
 	return Native->GetStats(Stats, Error);
+}
+
+bool UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error)
+{
+	using namespace UE::Astral::BlueprintLibrary;
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, TEXT("Save Index To File"), Error);
+	FString Path;
+	if (!Native.IsValid() || !ResolvePath(FilePath, TEXT("Save Index To File"), Path, Error))
+	{
+		return false;
+	}
+	// libastral writes a temporary file beside Path: the folder must exist.
+	const FString Folder = FPaths::GetPath(Path);
+	if (!Folder.IsEmpty() && !IFileManager::Get().MakeDirectory(*Folder, true))
+	{
+		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Save Index To File: cannot create the folder %s"), *Folder));
+	}
+	return Native->SaveToFile(Path, Error);
+}
+
+bool UAstralBlueprintLibrary::SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error)
+{
+	Bytes.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Save Index To Bytes"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->SaveToBytes(Bytes, Error);
+}
+
+bool UAstralBlueprintLibrary::LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground)
+{
+	using namespace UE::Astral::BlueprintLibrary;
+	Index = nullptr;
+	Error.Reset();
+	FString Path;
+	if (!ResolvePath(FilePath, TEXT("Load Index From File"), Path, Error))
+	{
+		return false;
+	}
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::LoadFromFile(Path, bVerifyInBackground, Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	Index = NewIndex(Native);
+	return true;
+}
+
+bool UAstralBlueprintLibrary::LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error)
+{
+	Index = nullptr;
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::LoadFromBytes(Bytes, Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	Index = UE::Astral::BlueprintLibrary::NewIndex(Native);
+	return true;
+}
+
+bool UAstralBlueprintLibrary::VerifyIndex(UAstralIndex* Index, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Verify Index"), Error);
+	if (!Native.IsValid())
+	{
+		return false;
+	}
+	return Native->Verify(Error);
 }
 
 bool UAstralBlueprintLibrary::IsAstralAvailable()

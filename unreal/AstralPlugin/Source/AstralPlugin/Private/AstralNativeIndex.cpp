@@ -55,6 +55,45 @@ TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(c
 	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Created));
 }
 
+TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromFile(const FString& Path, bool bVerifyInBackground, FString& OutError)
+{
+	if (!UE::Astral::IsAvailable())
+	{
+		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Load Index From File")));
+		return nullptr;
+	}
+	// libastral takes UTF-8 paths on every platform, Windows included.
+	const FTCHARToUTF8 Utf8Path(*Path);
+	const uint32_t Flags = bVerifyInBackground ? ASTRAL_LOAD_VERIFY_IN_BACKGROUND : 0u;
+	// The dimension comes from the file, read by astral.hpp as it adopts the handle.
+	astral::Index Loaded;
+	const astral::Status Status = astral::Index::load(Utf8Path.Get(), Loaded, Flags);
+	if (!Status)
+	{
+		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Load Index From File"), Status.code()));
+		return nullptr;
+	}
+	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Loaded));
+}
+
+TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromBytes(const TArray<uint8>& Bytes, FString& OutError)
+{
+	if (!UE::Astral::IsAvailable())
+	{
+		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Load Index From Bytes")));
+		return nullptr;
+	}
+	// Empty or short Bytes are CORRUPT to libastral, like any other damage.
+	astral::Index Loaded;
+	const astral::Status Status = astral::Index::load_from_memory(Bytes.GetData(), static_cast<size_t>(Bytes.Num()), Loaded);
+	if (!Status)
+	{
+		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Load Index From Bytes"), Status.code()));
+		return nullptr;
+	}
+	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Loaded));
+}
+
 int32 FAstralNativeIndex::GetDimension() const
 {
 	return static_cast<int32>(Index.dimension());
@@ -114,7 +153,7 @@ bool FAstralNativeIndex::QueryBatch(const TArray<float>& Queries, int32 K, TArra
 		return false;
 	}
 	const int32 Dimension = GetDimension();
-	check(Dimension > 0); // Create refuses dimension 0
+	check(Dimension > 0); // Create and the loads both refuse dimension 0
 	if (Queries.Num() % Dimension != 0)
 	{
 		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Query Batch: %d floats are not whole queries of dimension %d"), Queries.Num(), Dimension));
@@ -207,6 +246,49 @@ bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) con
 	// kernel is NUL-terminated within its array (astral.h).
 	OutStats.Kernel = UTF8_TO_TCHAR(Stats.kernel);
 	return true;
+}
+
+bool FAstralNativeIndex::SaveToFile(const FString& Path, FString& OutError) const
+{
+	const FTCHARToUTF8 Utf8Path(*Path);
+	const astral::Status Status = Index.save(Utf8Path.Get());
+	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Save Index To File"), Status.code()));
+}
+
+bool FAstralNativeIndex::SaveToBytes(TArray<uint8>& OutBytes, FString& OutError) const
+{
+	OutBytes.Reset();
+	// Ask the size, then fill. Adds on other threads may grow the index in
+	// between: each retry sizes to the new length, with room to spare.
+	constexpr int32 MaxTries = 4;
+	size_t Size = 0;
+	astral::Status Status = Index.save(astral::Span<unsigned char>(), Size);
+	for (int32 Try = 0; Try < MaxTries && Status.code() == ASTRAL_E_BUFFER_TOO_SMALL; ++Try)
+	{
+		// Blueprint arrays are int32-sized; bigger indexes must go to a file.
+		const uint64 Spare = Try == 0 ? 0 : static_cast<uint64>(Size) / 8;
+		if (static_cast<uint64>(Size) + Spare > static_cast<uint64>(MAX_int32))
+		{
+			return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Save Index To Bytes: the index takes %llu bytes, more than a byte array holds; use Save Index To File"),
+				static_cast<uint64>(Size)));
+		}
+		OutBytes.SetNumUninitialized(static_cast<int32>(Size + Spare));
+		Status = Index.save(astral::Span<unsigned char>(OutBytes.GetData(), static_cast<size_t>(OutBytes.Num())), Size);
+	}
+	if (!Status)
+	{
+		OutBytes.Reset();
+		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Save Index To Bytes"), Status.code()));
+	}
+	check(Size <= static_cast<size_t>(OutBytes.Num()));
+	OutBytes.SetNum(static_cast<int32>(Size));
+	return true;
+}
+
+bool FAstralNativeIndex::Verify(FString& OutError) const
+{
+	const astral::Status Status = Index.verify_loaded();
+	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Verify Index"), Status.code()));
 }
 
 void FAstralNativeIndex::QueryAsync(const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe>& Self, TArray<float> Vector, int32 K, FAstralQueryCallback OnGameThread)

@@ -20,11 +20,22 @@ using FAstralQueryCallback = TUniqueFunction<void(bool bSuccess, TArray<FAstralR
 class FAstralNativeIndex
 {
 public:
-	/** Only Create makes these: a live table is needed to destroy one. */
+	/** Only Create and the Load functions make these: a live table is needed to destroy one. */
 	explicit FAstralNativeIndex(astral::Index&& InIndex);
 
 	/** A new index, or null with OutError set. */
 	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Create(const AstralIndexOptions& Options, FString& OutError);
+
+	/**
+	 * The index saved at Path (a full path), or null with OutError set. The
+	 * file is mapped, not read: it must not be changed in place while loaded.
+	 * bVerifyInBackground returns before the bulk's checksums are checked;
+	 * Verify waits for that check.
+	 */
+	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> LoadFromFile(const FString& Path, bool bVerifyInBackground, FString& OutError);
+
+	/** The index saved in Bytes (copied: Bytes may go once this returns), or null with OutError set. */
+	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> LoadFromBytes(const TArray<uint8>& Bytes, FString& OutError);
 
 	int32 GetDimension() const;
 
@@ -41,6 +52,15 @@ public:
 	bool QueryBatch(const TArray<float>& Queries, int32 K, TArray<FAstralResult>& OutResults, TArray<int32>& OutCounts, FString& OutError) const;
 
 	bool GetStats(FAstralStats& OutStats, FString& OutError) const;
+
+	/** Writes the index to Path (a full path), replacing the file only once the new one is whole. */
+	bool SaveToFile(const FString& Path, FString& OutError) const;
+
+	/** The index file's bytes, in OutBytes (emptied on failure). */
+	bool SaveToBytes(TArray<uint8>& OutBytes, FString& OutError) const;
+
+	/** Waits for the background check of a file loaded with bVerifyInBackground; true at once for any other index. */
+	bool Verify(FString& OutError) const;
 
 	/**
 	 * Runs Query on a UE::Tasks worker, then OnGameThread on the game thread.

@@ -60,6 +60,52 @@ public:
 	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
 	static bool GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error);
 
+	/**
+	 * Writes Index to FilePath, creating its folder if needed. A relative
+	 * FilePath is under the project's Saved folder (FPaths::ProjectSavedDir()).
+	 * Crash-safe: the new file replaces the old one only once whole, so a crash
+	 * leaves one or the other. Adds and removes on other threads wait for it.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	static bool SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error);
+
+	/**
+	 * Index as bytes, for a byte array property of a Save Game object; Load
+	 * Index From Bytes reads them back. Empty on failure. Indexes over 2 GiB
+	 * do not fit an array: save those to a file.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	static bool SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error);
+
+	/**
+	 * A new index from a file Save Index To File wrote. A relative FilePath is
+	 * under the project's Saved folder (FPaths::ProjectSavedDir()). The file is
+	 * mapped, not copied, so even a large index is ready in milliseconds; do not
+	 * change it in place while the index lives (saving over it is fine).
+	 * Damaged, truncated or foreign files fail (corrupt data, version mismatch).
+	 * Verify In Background: return before the bulk of the file is checked; call
+	 * Verify Index before trusting it.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success", AdvancedDisplay = "bVerifyInBackground"))
+	static bool LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground = false);
+
+	/**
+	 * A new index from bytes Save Index To Bytes made (a save game, a packed
+	 * asset's byte array); they are copied, not kept. Damaged or truncated bytes
+	 * fail with corrupt data.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	static bool LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error);
+
+	/**
+	 * Waits for the background check of an index loaded with Verify In
+	 * Background; true when the file is whole. On false (corrupt data), every
+	 * other node fails on that index too: drop it and load again. Any other
+	 * index was checked whole when made: true at once.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	static bool VerifyIndex(UAstralIndex* Index, FString& Error);
+
 	/** True when libastral is loaded and its runtime started; if false, LogAstral says why. */
 	UFUNCTION(BlueprintPure, Category = "Astral")
 	static bool IsAstralAvailable();

@@ -1,5 +1,6 @@
 // Functional tests of the Blueprint nodes and the async query path:
-// add, query, remove, batches, stats, and bad input that must fail cleanly.
+// add, query, remove, batches, stats, save and load, and bad input that must
+// fail cleanly.
 
 #include "CoreMinimal.h"
 
@@ -11,6 +12,7 @@
 #include "CoreGlobals.h"
 #include "HAL/PlatformTime.h"
 #include "Misc/AutomationTest.h"
+#include "Misc/Paths.h"
 #include "Tests/AstralTestHelpers.h"
 #include "UObject/Package.h"
 
@@ -44,6 +46,49 @@ namespace UE::Astral::Tests::Functional
 	{
 		Test.TestFalse(*FString::Printf(TEXT("%s fails"), What), bSucceeded);
 		Test.TestTrue(*FString::Printf(TEXT("%s says \"%s\" (got \"%s\")"), What, Expected, *Error), Error.Contains(Expected));
+	}
+
+	/** Under the project's Saved folder; each run replaces it. */
+	static const TCHAR* const SavedIndexPath = TEXT("Astral/Tests/SaveLoad.idx");
+
+	/**
+	 * Queries Expected and Actual with each stored direction, one never
+	 * stored and one in between: a saved and loaded index must give the
+	 * same ids and the same scores, bit for bit.
+	 */
+	static void ExpectSameAnswers(FAutomationTestBase& Test, const TCHAR* What, UAstralIndex* Expected, UAstralIndex* Actual)
+	{
+		const float Queries[][4] = {
+			{ 1.0f, 0.0f, 0.0f, 0.0f },
+			{ 0.0f, 1.0f, 0.0f, 0.0f },
+			{ 0.0f, 0.0f, 1.0f, 0.0f },
+			{ 0.0f, 0.0f, 0.0f, 1.0f },
+			{ 0.5f, 0.3f, -0.2f, 0.1f },
+		};
+		int32 QueryIndex = 0;
+		for (const float (&Row)[4] : Queries)
+		{
+			const TArray<float> Vector(Row, 4);
+			TArray<FAstralResult> Want;
+			TArray<FAstralResult> Got;
+			FString WantError;
+			FString GotError;
+			const bool bWant = UAstralBlueprintLibrary::Query(Expected, Vector, 4, Want, WantError);
+			const bool bGot = UAstralBlueprintLibrary::Query(Actual, Vector, 4, Got, GotError);
+			if (!Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the original: %s"), What, QueryIndex, *WantError), bWant)
+				|| !Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the loaded index: %s"), What, QueryIndex, *GotError), bGot)
+				|| !Test.TestEqual(*FString::Printf(TEXT("%s: query %d, as many hits"), What, QueryIndex), Got.Num(), Want.Num()))
+			{
+				return;
+			}
+			for (int32 Hit = 0; Hit < Want.Num(); ++Hit)
+			{
+				Test.TestEqual(*FString::Printf(TEXT("%s: query %d, hit %d, the same id"), What, QueryIndex, Hit), Got[Hit].Id, Want[Hit].Id);
+				Test.TestTrue(*FString::Printf(TEXT("%s: query %d, hit %d, the same score (%.9g, want %.9g)"), What, QueryIndex, Hit,
+					static_cast<double>(Got[Hit].Score), static_cast<double>(Want[Hit].Score)), Got[Hit].Score == Want[Hit].Score);
+			}
+			++QueryIndex;
+		}
 	}
 }
 
@@ -305,6 +350,187 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 	ExpectFailure(*this, TEXT("Create Index, Rerank Factor 65"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F16, 65), Error, TEXT("Rerank Factor is 65, not 1 to 64"));
 	TestNull(TEXT("no index for factor 65"), Made);
 	ExpectFailure(*this, TEXT("Create Index, Rerank Factor -1"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F32, -1), Error, TEXT("Rerank Factor is -1"));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralSaveLoadTest, "Astral.Functional.SaveLoad",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralSaveLoadTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	FString Error;
+
+	// Through bytes, as a save game stores them.
+	TArray<uint8> Bytes;
+	const bool bSavedBytes = UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error);
+	if (TestTrue(*FString::Printf(TEXT("Save Index To Bytes: %s"), *Error), bSavedBytes))
+	{
+		TestTrue(TEXT("the bytes hold a header at least"), Bytes.Num() >= 128);
+		UAstralIndex* FromBytes = nullptr;
+		const bool bLoadedBytes = UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, FromBytes, Error);
+		if (TestTrue(*FString::Printf(TEXT("Load Index From Bytes: %s"), *Error), bLoadedBytes) && TestNotNull(TEXT("an index from bytes"), FromBytes))
+		{
+			TestEqual(TEXT("the loaded index knows its dimension"), FromBytes->GetDimension(), 4);
+			Functional::ExpectSameAnswers(*this, TEXT("bytes"), Index, FromBytes);
+			FAstralStats Stats;
+			if (TestTrue(TEXT("Get Stats of the loaded index"), UAstralBlueprintLibrary::GetStats(FromBytes, Stats, Error)))
+			{
+				TestEqual(TEXT("the four vectors came back"), Stats.Count, static_cast<int64>(4));
+				TestTrue(TEXT("the metric came back"), Stats.Metric == EAstralMetric::Cosine);
+				TestTrue(TEXT("the kind came back"), Stats.Kind == EAstralIndexKind::Flat);
+			}
+			// A loaded index is a whole index: it takes adds, and batches of its dimension.
+			TestTrue(TEXT("Add to the loaded index"), UAstralBlueprintLibrary::Add(FromBytes, 20, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
+			TArray<FAstralResult> Results;
+			TArray<int32> Counts;
+			TestTrue(TEXT("Query Batch on the loaded index"), UAstralBlueprintLibrary::QueryBatch(FromBytes, { 0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Counts, Error));
+			if (TestEqual(TEXT("a hit per query"), Results.Num(), 2))
+			{
+				TestEqual(TEXT("the added vector is found"), Results[0].Id, static_cast<int64>(20));
+				TestEqual(TEXT("and a loaded one"), Results[1].Id, static_cast<int64>(10));
+			}
+		}
+	}
+
+	// Through a file: saved under a relative path, which is under Saved/,
+	// and loaded back by that full path.
+	const FString FullPath = FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), Functional::SavedIndexPath);
+	const bool bSavedFile = UAstralBlueprintLibrary::SaveIndexToFile(Index, Functional::SavedIndexPath, Error);
+	if (TestTrue(*FString::Printf(TEXT("Save Index To File: %s"), *Error), bSavedFile))
+	{
+		UAstralIndex* FromFile = nullptr;
+		const bool bLoadedFile = UAstralBlueprintLibrary::LoadIndexFromFile(FullPath, FromFile, Error);
+		if (TestTrue(*FString::Printf(TEXT("Load Index From File, full path: %s"), *Error), bLoadedFile) && TestNotNull(TEXT("an index from the file"), FromFile))
+		{
+			TestEqual(TEXT("the loaded index knows its dimension"), FromFile->GetDimension(), 4);
+			Functional::ExpectSameAnswers(*this, TEXT("file"), Index, FromFile);
+			TestTrue(TEXT("an index checked whole when loaded verifies at once"), UAstralBlueprintLibrary::VerifyIndex(FromFile, Error));
+		}
+
+		// The bulk checked in the background; Verify Index waits for it.
+		UAstralIndex* Background = nullptr;
+		const bool bLoadedBackground = UAstralBlueprintLibrary::LoadIndexFromFile(Functional::SavedIndexPath, Background, Error, true);
+		if (TestTrue(*FString::Printf(TEXT("Load Index From File, verify in background: %s"), *Error), bLoadedBackground)
+			&& TestNotNull(TEXT("an index verified in the background"), Background))
+		{
+			const bool bVerified = UAstralBlueprintLibrary::VerifyIndex(Background, Error);
+			TestTrue(*FString::Printf(TEXT("Verify Index on a whole file: %s"), *Error), bVerified);
+			Functional::ExpectSameAnswers(*this, TEXT("file, verified in the background"), Index, Background);
+		}
+
+		// Saving over a file a live index has loaded replaces it safely.
+		TestTrue(TEXT("Save Index To File over a loaded file"), UAstralBlueprintLibrary::SaveIndexToFile(Index, FullPath, Error));
+		if (FromFile != nullptr)
+		{
+			Functional::ExpectSameAnswers(*this, TEXT("file, after it was saved over"), Index, FromFile);
+		}
+	}
+
+	TestTrue(TEXT("Verify Index on an index made by Create Index"), UAstralBlueprintLibrary::VerifyIndex(Index, Error));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralCorruptDataTest, "Astral.Functional.CorruptData",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralCorruptDataTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+	using Functional::ExpectFailure;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	TArray<uint8> Bytes;
+	FString Error;
+	if (Index == nullptr || !TestTrue(TEXT("Save Index To Bytes"), UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error)) || Bytes.Num() < 2)
+	{
+		return false;
+	}
+	// Every failure below is logged to LogAstral as a warning, on purpose.
+	AddExpectedError(TEXT("Astral Load Index From Bytes"), EAutomationExpectedErrorFlags::Contains, 0);
+
+	// Damage must fail with corrupt data, never crash nor load.
+	TArray<uint8> Flipped = Bytes;
+	const int32 Middle = Flipped.Num() / 2;
+	Flipped[Middle] = static_cast<uint8>(Flipped[Middle] ^ 0xFF);
+	UAstralIndex* Loaded = nullptr;
+	ExpectFailure(*this, TEXT("Load Index From Bytes, a byte flipped in the middle"), UAstralBlueprintLibrary::LoadIndexFromBytes(Flipped, Loaded, Error), Error, TEXT("corrupt data"));
+	TestNull(TEXT("no index from flipped bytes"), Loaded);
+
+	const TArray<uint8> Half(Bytes.GetData(), Bytes.Num() / 2);
+	ExpectFailure(*this, TEXT("Load Index From Bytes, cut in half"), UAstralBlueprintLibrary::LoadIndexFromBytes(Half, Loaded, Error), Error, TEXT("corrupt data"));
+	TestNull(TEXT("no index from half the bytes"), Loaded);
+
+	const TArray<uint8> OneShort(Bytes.GetData(), Bytes.Num() - 1);
+	ExpectFailure(*this, TEXT("Load Index From Bytes, one byte short"), UAstralBlueprintLibrary::LoadIndexFromBytes(OneShort, Loaded, Error), Error, TEXT("corrupt data"));
+	TestNull(TEXT("no index from bytes one short"), Loaded);
+
+	ExpectFailure(*this, TEXT("Load Index From Bytes, none"), UAstralBlueprintLibrary::LoadIndexFromBytes(TArray<uint8>(), Loaded, Error), Error, TEXT("corrupt data"));
+	TestNull(TEXT("no index from no bytes"), Loaded);
+
+	// The whole bytes still load: only the damage was refused.
+	TestTrue(TEXT("Load Index From Bytes, undamaged"), UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, Loaded, Error));
+	TestNotNull(TEXT("an index from the undamaged bytes"), Loaded);
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralSaveLoadBadInputTest, "Astral.Functional.SaveLoadBadInput",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralSaveLoadBadInputTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+	using Functional::ExpectFailure;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	// Every failure below is logged to LogAstral as a warning, on purpose.
+	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
+
+	FString Error;
+	TArray<uint8> Bytes = { 1, 2, 3 };
+	ExpectFailure(*this, TEXT("Save Index To File, None"), UAstralBlueprintLibrary::SaveIndexToFile(nullptr, Functional::SavedIndexPath, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Save Index To Bytes, None"), UAstralBlueprintLibrary::SaveIndexToBytes(nullptr, Bytes, Error), Error, TEXT("Index is None"));
+	TestEqual(TEXT("no bytes after a failed save"), Bytes.Num(), 0);
+	ExpectFailure(*this, TEXT("Verify Index, None"), UAstralBlueprintLibrary::VerifyIndex(nullptr, Error), Error, TEXT("Index is None"));
+
+	UAstralIndex* Unmade = NewObject<UAstralIndex>(GetTransientPackage());
+	ExpectFailure(*this, TEXT("Save an index not made by a node"), UAstralBlueprintLibrary::SaveIndexToBytes(Unmade, Bytes, Error), Error, TEXT("not made by Create Index"));
+
+	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
+	if (Index == nullptr)
+	{
+		return false;
+	}
+	ExpectFailure(*this, TEXT("Save Index To File, empty path"), UAstralBlueprintLibrary::SaveIndexToFile(Index, FString(), Error), Error, TEXT("File Path is empty"));
+
+	UAstralIndex* Loaded = nullptr;
+	ExpectFailure(*this, TEXT("Load Index From File, empty path"), UAstralBlueprintLibrary::LoadIndexFromFile(FString(), Loaded, Error), Error, TEXT("File Path is empty"));
+	TestNull(TEXT("no index from an empty path"), Loaded);
+	ExpectFailure(*this, TEXT("Load Index From File, no such file"), UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error), Error, TEXT("i/o error"));
+	TestNull(TEXT("no index from a missing file"), Loaded);
+	ExpectFailure(*this, TEXT("Load Index From File, no such file, in the background"), UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error, true), Error, TEXT("i/o error"));
+	TestNull(TEXT("no index from a missing file, in the background"), Loaded);
+
+	// The failed calls changed nothing.
+	TArray<FAstralResult> Results;
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Error));
 	return true;
 }
 
