@@ -176,12 +176,8 @@ func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 		return nil, err
 	}
 	g.install(p)
-	// Every user of the id map takes allocMu: hold it until the map is in.
 	g.allocMu.Lock()
-	go func() {
-		defer g.allocMu.Unlock()
-		g.ids = v.idMap()
-	}()
+	g.fillIDs(v)
 	return g, nil
 }
 
@@ -190,11 +186,12 @@ func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 // search needs to stay inside the words and to end — list versions zero,
 // upper-level offsets in range, the entry point — and returns the graph
 // with finish, which runs FromParts' other checks (and p.Visit) and then,
-// as FromParts does, fills the id map in the background. Searches meanwhile are safe on any words: they skip
-// links outside the graph. Until finish returns, Len, Has, View, Stats
-// and Digest wait; call it exactly once, and write to the graph only after
-// it returned nil. When it fails the graph keeps answering searches over
-// the damaged words and holds no ids: the caller must stop using it.
+// as FromParts does, fills the id map in the background. Searches
+// meanwhile are safe on any words: they skip links outside the graph.
+// Until finish returns, Len, Has, View, Stats and Digest wait; call it
+// exactly once, and write to the graph only after it returned nil. When
+// it fails the graph keeps answering searches over the damaged words and
+// holds no ids: the caller must stop using it.
 func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (g *Graph, finish func() error, err error) {
 	g, v, err := fromParts(k, adjust, cfg, p, workers)
 	if err != nil {
@@ -211,10 +208,7 @@ func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 			g.allocMu.Unlock()
 			return err
 		}
-		go func() { // as FromParts: the id map is no check
-			defer g.allocMu.Unlock()
-			g.ids = v.idMap()
-		}()
+		g.fillIDs(v) // as FromParts: the id map is no check
 		return nil
 	}
 	return g, finish, nil
@@ -254,17 +248,22 @@ func (g *Graph) install(p Parts) {
 	g.st.Store(st)
 }
 
-// idMap is the live ids' map, from the checked chunks.
-func (v *validator) idMap() map[uint64]uint32 {
-	ids := make(map[uint64]uint32, v.live)
-	for _, c := range v.chunkIDs {
-		for _, part := range c {
-			for _, e := range part {
-				ids[e.id] = e.slot
+// fillIDs fills the id map from v's checked chunks in the background and
+// then unlocks allocMu, which the caller holds: every user of the id map
+// takes it, so they wait until the map is in.
+func (g *Graph) fillIDs(v *validator) {
+	go func() {
+		defer g.allocMu.Unlock()
+		ids := make(map[uint64]uint32, v.live)
+		for _, c := range v.chunkIDs {
+			for _, part := range c {
+				for _, e := range part {
+					ids[e.id] = e.slot
+				}
 			}
 		}
-	}
-	return ids
+		g.ids = ids
+	}()
 }
 
 // ChunkNodes is how many nodes FromParts checks as one task (and passes
@@ -459,29 +458,47 @@ func (v *validator) shallow() error {
 
 // checkStates checks what a search relies on in chunk c's nodes: no list
 // version set (a reader would wait for it to turn even, forever) and
-// upper-level lists inside the upper words, their version zero too. Links
-// outside the graph are skipped as they are read (readLinks).
+// upper-level lists inside the upper words (upperSpace). Links outside
+// the graph are skipped as they are read (readLinks).
 func (v *validator) checkStates(c int) error {
-	g, w, up := v.g, v.p.Level0, v.p.Upper
+	g, w := v.g, v.p.Level0
+	lastEnd := int64(-1)
 	for slot := c * v.chunk; slot < min((c+1)*v.chunk, v.n); slot++ {
 		h := slot*g.bw + g.recWords
 		state := w[h+hState]
 		if state&verMask != 0 {
 			return fmt.Errorf("%w: slot %d: state %#x has a list version set (saved graphs hold 0)", ErrCorrupt, slot, state)
 		}
-		level := levelOfFlags(state)
-		if level == 0 {
-			continue
-		}
-		u := int64(w[h+hUpper])
-		if end := u + int64(g.upperWords(level)); u == 0 || end > int64(len(up)) {
-			return fmt.Errorf("%w: slot %d: upper space [%d, %d) for level %d outside the %d upper words", ErrCorrupt, slot, u, end, level, len(up))
-		}
-		if up[u] != 0 {
-			return fmt.Errorf("%w: slot %d: upper version word %#x (saved graphs hold 0)", ErrCorrupt, slot, up[u])
+		if level := levelOfFlags(state); level > 0 {
+			_, end, err := v.upperSpace(slot, level, lastEnd)
+			if err != nil {
+				return err
+			}
+			lastEnd = end
 		}
 	}
 	return nil
+}
+
+// upperSpace checks the upper offset of slot, whose level is above 0: its
+// lists [u, end) inside the upper words, after lastEnd (the previous
+// node's), version word zero. Called for those nodes only: the level-0
+// nodes' loop, nearly every node, stays free of calls.
+func (v *validator) upperSpace(slot, level int, lastEnd int64) (u, end int64, err error) {
+	g, up := v.g, v.p.Upper
+	u = int64(v.p.Level0[slot*g.bw+g.recWords+hUpper])
+	end = u + int64(g.upperWords(level))
+	switch {
+	case u == 0:
+		err = fmt.Errorf("%w: slot %d: level %d without upper offset", ErrCorrupt, slot, level)
+	case end > int64(len(up)):
+		err = fmt.Errorf("%w: slot %d: upper space [%d, %d) past the %d upper words", ErrCorrupt, slot, u, end, len(up))
+	case u < lastEnd:
+		err = fmt.Errorf("%w: slot %d: upper space at %d overlaps the previous node's (ends at %d)", ErrCorrupt, slot, u, lastEnd)
+	case up[u] != 0:
+		err = fmt.Errorf("%w: slot %d: upper version word %#x (saved graphs hold 0)", ErrCorrupt, slot, up[u])
+	}
+	return u, end, err
 }
 
 // idPart picks an id's part and its place in that part's table from a
@@ -498,7 +515,7 @@ var idSeed = [2]uint64{rand.Uint64(), rand.Uint64()}
 // checkNodes checks chunk c's nodes: state words, level-0 lists and upper
 // offsets; it records levels, upper nodes and live ids.
 func (v *validator) checkNodes(c int) error {
-	g, w, up := v.g, v.p.Level0, v.p.Upper
+	g, w := v.g, v.p.Level0
 	n := uint32(v.n)
 	lo, hi := c*v.chunk, min((c+1)*v.chunk, v.n)
 	v.firstUp[c], v.lastEnd[c] = -1, -1
@@ -528,23 +545,15 @@ func (v *validator) checkNodes(c int) error {
 		}
 		level := levelOfFlags(state) // 5 bits: never above maxLevel
 		v.levels[slot] = uint8(level)
-		u := int64(w[h+hUpper])
 		if level == 0 {
-			if u != 0 {
+			if u := w[h+hUpper]; u != 0 {
 				return fmt.Errorf("%w: slot %d: level 0 with upper offset %d", ErrCorrupt, slot, u)
 			}
 			continue
 		}
-		end := u + int64(g.upperWords(level))
-		switch {
-		case u == 0:
-			return fmt.Errorf("%w: slot %d: level %d without upper offset", ErrCorrupt, slot, level)
-		case end > int64(len(up)):
-			return fmt.Errorf("%w: slot %d: upper space [%d, %d) past the %d upper words", ErrCorrupt, slot, u, end, len(up))
-		case u < v.lastEnd[c]:
-			return fmt.Errorf("%w: slot %d: upper space at %d overlaps the previous node's (ends at %d)", ErrCorrupt, slot, u, v.lastEnd[c])
-		case up[u] != 0:
-			return fmt.Errorf("%w: slot %d: upper version word %#x (saved graphs hold 0)", ErrCorrupt, slot, up[u])
+		u, end, err := v.upperSpace(slot, level, v.lastEnd[c])
+		if err != nil {
+			return err
 		}
 		if v.firstUp[c] < 0 {
 			v.firstUp[c] = u
