@@ -418,22 +418,15 @@ func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error
 			bufs[i] = append(alignedBytes(0, len(bufs[i])), bufs[i]...)
 		}
 	}
-	// The graph's level-0 blocks, nearly all of a graph file, are
-	// checksummed by the graph's own check, chunk by chunk while in cache;
-	// later leaves every bulk section to the background check.
-	skip := func(k sectionKind) bool { return h.structure == KindHNSW && k == secLevel0 }
-	if later {
-		skip = bulk
-	}
-	if err := checkCRCs(rt, h, bufs, skip); err != nil {
-		return nil, nil, err
-	}
 	mode := checked
 	switch {
 	case later:
 		mode = checkLater
 	case h.structure == KindHNSW:
 		mode = checkLevel0
+	}
+	if err := checkCRCs(rt, h, bufs, mode.leaves); err != nil {
+		return nil, nil, err
 	}
 	return assemble(rt, h, bufs, mode)
 }
@@ -634,9 +627,20 @@ type checkMode uint8
 
 const (
 	checked     checkMode = iota // every checksum has been checked
-	checkLevel0                  // but the level-0 blocks': the graph's check computes it as it goes
+	checkLevel0                  // but the level-0 blocks': the graph's check computes it as it goes, chunk by chunk while in cache
 	checkLater                   // but the bulk's (bulk): returned as a function, with the graph's full check
 )
+
+// leaves reports whether the caller of assemble leaves k's checksum to it.
+func (m checkMode) leaves(k sectionKind) bool {
+	switch m {
+	case checkLevel0:
+		return k == secLevel0
+	case checkLater:
+		return bulk(k)
+	}
+	return false
+}
 
 // assemble builds the index over the sections, used in place. With
 // checkLater it returns the checks it left (a graph's links and ids, the
