@@ -21,6 +21,26 @@ namespace UE::Astral::NativeIndex
 		return reinterpret_cast<AstralResult*>(Results);
 	}
 
+	/** The index Fill makes (create or a load), or null with OutError set. */
+	template <typename FFill>
+	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Make(const TCHAR* What, FString& OutError, FFill&& Fill)
+	{
+		// An astral::Index calls through the table even when destroyed empty.
+		if (!IsAvailable())
+		{
+			Fail(OutError, NotAvailableMessage(What));
+			return nullptr;
+		}
+		astral::Index Made;
+		const astral::Status Status = Fill(Made);
+		if (!Status)
+		{
+			Fail(OutError, DescribeFailure(What, Status.code()));
+			return nullptr;
+		}
+		return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Made));
+	}
+
 	static bool CheckK(int32 K, const TCHAR* What, FString& OutError)
 	{
 		if (K < 1 || K > ASTRAL_MAX_K)
@@ -39,59 +59,25 @@ FAstralNativeIndex::FAstralNativeIndex(astral::Index&& InIndex)
 
 TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(const AstralIndexOptions& Options, FString& OutError)
 {
-	// An astral::Index calls through the table even when destroyed empty.
-	if (!UE::Astral::IsAvailable())
-	{
-		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Create Index")));
-		return nullptr;
-	}
-	astral::Index Created;
-	const astral::Status Status = astral::Index::create(Options, Created);
-	if (!Status)
-	{
-		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Create Index"), Status.code()));
-		return nullptr;
-	}
-	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Created));
+	return UE::Astral::NativeIndex::Make(TEXT("Create Index"), OutError,
+		[&Options](astral::Index& Out) { return astral::Index::create(Options, Out); });
 }
 
 TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromFile(const FString& Path, bool bVerifyInBackground, FString& OutError)
 {
-	if (!UE::Astral::IsAvailable())
-	{
-		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Load Index From File")));
-		return nullptr;
-	}
 	// libastral takes UTF-8 paths on every platform, Windows included.
 	const FTCHARToUTF8 Utf8Path(*Path);
 	const uint32_t Flags = bVerifyInBackground ? ASTRAL_LOAD_VERIFY_IN_BACKGROUND : 0u;
 	// The dimension comes from the file, read by astral.hpp as it adopts the handle.
-	astral::Index Loaded;
-	const astral::Status Status = astral::Index::load(Utf8Path.Get(), Loaded, Flags);
-	if (!Status)
-	{
-		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Load Index From File"), Status.code()));
-		return nullptr;
-	}
-	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Loaded));
+	return UE::Astral::NativeIndex::Make(TEXT("Load Index From File"), OutError,
+		[&Utf8Path, Flags](astral::Index& Out) { return astral::Index::load(Utf8Path.Get(), Out, Flags); });
 }
 
 TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromBytes(const TArray<uint8>& Bytes, FString& OutError)
 {
-	if (!UE::Astral::IsAvailable())
-	{
-		UE::Astral::Fail(OutError, UE::Astral::NotAvailableMessage(TEXT("Load Index From Bytes")));
-		return nullptr;
-	}
 	// Empty or short Bytes are CORRUPT to libastral, like any other damage.
-	astral::Index Loaded;
-	const astral::Status Status = astral::Index::load_from_memory(Bytes.GetData(), static_cast<size_t>(Bytes.Num()), Loaded);
-	if (!Status)
-	{
-		UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Load Index From Bytes"), Status.code()));
-		return nullptr;
-	}
-	return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Loaded));
+	return UE::Astral::NativeIndex::Make(TEXT("Load Index From Bytes"), OutError,
+		[&Bytes](astral::Index& Out) { return astral::Index::load_from_memory(Bytes.GetData(), static_cast<size_t>(Bytes.Num()), Out); });
 }
 
 int32 FAstralNativeIndex::GetDimension() const
