@@ -1,0 +1,5 @@
+//go:build race
+
+package layers
+
+const raceEnabled = true
