@@ -63,11 +63,18 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 // directory. A process killed mid-save may leave the temporary file
 // (".NAME.tmp-*") behind; the file at path is never partial. Saving over a
 // file an index has open by mapping is safe: the mapping keeps the old
-// contents. Failures of the file system wrap ErrIO.
+// contents. Only a regular file is replaced, keeping its permission bits
+// (a new file gets 0644); a symbolic link, directory, FIFO, socket or
+// device at path is refused and left alone. Failures of the file system,
+// and such refusals, wrap ErrIO.
 func (x *Index) SaveFile(path string) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	mode, err := saveTarget(path)
+	if err != nil {
+		return err
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
@@ -87,7 +94,7 @@ func (x *Index) SaveFile(path string) (err error) {
 	if err := bw.Flush(); err != nil {
 		return errorf(ErrIO, "writing %s: %v", tmp, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(mode); err != nil {
 		return errorf(ErrIO, "%v", err)
 	}
 	if err := f.Sync(); err != nil {
@@ -95,6 +102,9 @@ func (x *Index) SaveFile(path string) (err error) {
 	}
 	if err := f.Close(); err != nil {
 		return errorf(ErrIO, "closing %s: %v", tmp, err)
+	}
+	if _, err := saveTarget(path); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return errorf(ErrIO, "%v", err)
@@ -803,7 +813,9 @@ func (m *mapping) release() error {
 // While mapped the file must not be modified or truncated in place (as
 // with any mapping, the process would see the change or fault):
 // SaveFile, which replaces the file, is safe. Where mapping is not
-// available the file is read into memory instead.
+// available the file is read into memory instead. Anything but a regular
+// file (or a symbolic link to one) is refused with ErrIO before it is
+// opened, so a FIFO cannot block the call.
 func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if !littleEndianHost() {
 		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
@@ -812,9 +824,9 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	for _, o := range opts {
 		o(&oc)
 	}
-	f, err := os.Open(path)
+	f, err := openIndexFile(path)
 	if err != nil {
-		return nil, errorf(ErrIO, "%v", err)
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()

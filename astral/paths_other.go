@@ -1,0 +1,9 @@
+//go:build !unix
+
+package astral
+
+import "os"
+
+// openNonBlocking opens path read-only; without FIFOs opened by path
+// there is nothing to wait for.
+func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }
