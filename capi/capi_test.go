@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -214,7 +216,10 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 8, metric: 260}, stInvalid, "metric"},
 		{options{dim: 8, storage: 6}, stInvalid, "unknown storage 6"},
 		{options{dim: 8, storage: 255}, stInvalid, "unknown storage 255"},
-		{options{dim: 8, storage: 300}, stInvalid, "unknown storage 255"}, // clamped, never wrapped to 44
+		{options{dim: 8, storage: 300}, stInvalid, "unknown storage 300"}, // never wrapped to 44
+		{options{dim: 8, storage: 256}, stInvalid, "unknown storage 256"}, // nor to 0, the default
+		{options{dim: 8, metric: 257}, stInvalid, "unknown metric 257"},
+		{options{dim: 8, kind: math.MaxUint32}, stInvalid, "unknown index kind 4294967295"},
 		{options{dim: 8, rerank: storageE5M2}, stInvalid, "rerank_storage 1: want 0 (none), ASTRAL_STORAGE_F16 (4) or ASTRAL_STORAGE_F32 (5)"},
 		{options{dim: 8, rerank: storageE4M3}, stInvalid, "rerank_storage 2"},
 		{options{dim: 8, rerank: storageInt8, rerankFactor: 4}, stInvalid, "rerank_storage 3"},
@@ -232,7 +237,7 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 8, efs: 5000}, stInvalid, "hnsw_ef_search 5000"},
 		{options{dim: 8, flatLimit: math.MaxUint64}, stInvalid, "flat_limit_bytes"},
 		{options{dim: 8, size: 8}, stInvalid, "struct_size 8"},
-		{options{dim: 8, size: sizeofOptions() + 8}, stVersion, "does not know"},
+		{options{dim: 8, size: maxStructSize + 1}, stInvalid, "struct_size 4097"},
 	} {
 		h, st := createIndex(c.o)
 		requireFails(t, c.want, st, fn, c.why)
@@ -250,6 +255,9 @@ func TestCreateValidates(t *testing.T) {
 		// A host built with the first layout: the rerank fields are past its
 		// struct_size and never read, whatever the memory there holds.
 		{dim: 8, size: sizeofOptionsV1(), storage: storageInt8, rerank: 99, rerankFactor: 1000},
+		// A host built with a newer header: the fields this library lacks
+		// are ignored, even set.
+		{dim: 8, size: sizeofOptions() + 8}, {dim: 8, size: maxStructSize},
 	} {
 		h, st := createIndex(o)
 		require.Equal(t, stOK, st, "%+v: %s", o, lastError())
@@ -408,6 +416,40 @@ func TestLastErrorPerThread(t *testing.T) {
 	_, st := count(h)
 	require.Equal(t, stOK, st)
 	require.Equal(t, full, lastError(), "a success leaves the last error alone")
+}
+
+// TestLastErrorLongMessage: a message longer than the buffer (a long path)
+// loses its middle, not its end: the length astral_last_error returns is
+// the whole message's, and a buffer of that length + 1 gets all of it.
+func TestLastErrorLongMessage(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	path := "/" + strings.Repeat("d/", 1500) + "x.idx"
+	_, st := loadFile(path)
+	require.Equal(t, stIO, st)
+	n, _ := lastErrorInto(0)
+	require.LessOrEqual(t, n, errorBufferSize-1)
+	got, whole := lastErrorInto(n + 1)
+	require.Equal(t, n, got)
+	msg := whole[:n]
+	require.Equal(t, byte(0), whole[n])
+	require.True(t, strings.HasPrefix(msg, "astral_index_load: astral: i/o error: "), msg)
+	require.True(t, strings.HasSuffix(msg, "d/x.idx: no such file or directory"), msg)
+	require.Contains(t, msg, elision)
+}
+
+// TestShortened: within max bytes, valid UTF-8 kept valid, both ends kept.
+func TestShortened(t *testing.T) {
+	msg := "fn: " + strings.Repeat("ä€😀", 200) + " the reason"
+	require.Equal(t, "short", shortened("short", 5))
+	for max := 40; max < len(msg)+2; max += 7 {
+		got := shortened(msg, max)
+		require.LessOrEqual(t, len(got), max)
+		require.True(t, utf8.ValidString(got), "max %d: %q", max, got)
+		require.True(t, strings.HasPrefix(got, "fn: "), "max %d: %q", max, got)
+		require.True(t, strings.HasSuffix(got, "reason"), "max %d: %q", max, got)
+		require.Greater(t, len(got), max-8, "max %d: cut only to a rune boundary", max)
+	}
 }
 
 func TestPanicBecomesInternal(t *testing.T) {
@@ -769,7 +811,8 @@ func TestRerankPersists(t *testing.T) {
 // TestStructSizes: hosts built with the first layouts of AstralIndexOptions
 // (no rerank fields) and AstralStats (no rerank fields) keep working: the
 // options read as no rerank, and the stats write only the bytes such a
-// host has; a newer host's larger AstralStats gets its unknown tail zeroed.
+// host has; a newer host's larger AstralStats gets its unknown tail left
+// as it was.
 func TestStructSizes(t *testing.T) {
 	lockThread(t)
 	withRuntime(t, 0)
@@ -812,7 +855,8 @@ func TestStructSizes(t *testing.T) {
 	}
 	raw, st = indexStatsRaw(h, sizeofStats()+16, 0xAA)
 	require.Equal(t, stOK, st)
-	require.Equal(t, make([]byte, 16), raw[sizeofStats():], "a newer host's unknown tail reads as zero")
+	require.Equal(t, sizeofStats()+16, get32(0), "struct_size kept")
+	require.Equal(t, bytes.Repeat([]byte{0xAA}, 16), raw[sizeofStats():], "a newer host's unknown tail is left alone")
 	_, st = indexStatsRaw(h, v1-8, 0)
 	requireFails(t, stInvalid, st, "astral_index_stats", "struct_size 72")
 }

@@ -45,8 +45,30 @@ func setError(fn, msg string) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(C.capi_error_buffer())), C.CAPI_ERROR_SIZE)
-	n := copyMessage(buf[:len(buf)-1], fn, ": ", msg)
+	n := copyMessage(buf[:len(buf)-1], shortened(fn+": "+strings.ReplaceAll(msg, "\x00", ""), len(buf)-1))
 	buf[n] = 0
+}
+
+// elision marks where shortened cut a message.
+const elision = " [...] "
+
+// shortened fits msg into max bytes by cutting out its middle, at UTF-8
+// boundaries: the call's name at the start and the reason at the end
+// (after a long path, say) both survive, and astral_last_error's length
+// is then the whole message's, so a caller can size its buffer by it.
+func shortened(msg string, max int) string {
+	if len(msg) <= max {
+		return msg
+	}
+	head := (max - len(elision)) / 2
+	for head > 0 && !utf8.RuneStart(msg[head]) {
+		head--
+	}
+	tail := len(msg) - (max - len(elision) - head)
+	for tail < len(msg) && !utf8.RuneStart(msg[tail]) {
+		tail++
+	}
+	return msg[:head] + elision + msg[tail:]
 }
 
 // copyMessage concatenates parts into dst, dropping NUL bytes (C would stop

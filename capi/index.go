@@ -87,13 +87,23 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	if efs == 0 {
 		efs = defaultHNSWEfSearch
 	}
-	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind))),
+	// The Go package's enums are bytes: a larger value is refused here,
+	// named as the host passed it, before it could be narrowed.
+	for _, e := range [...]struct {
+		name  string
+		value C.uint32_t
+	}{{"metric", o.metric}, {"index kind", o.kind}, {"storage", o.storage}} {
+		if e.value > math.MaxUint8 {
+			return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "unknown %s %d", e.name, uint32(e.value))
+		}
+	}
+	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(o.kind)),
 		astral.WithHNSW(int(m), efc), astral.WithEfSearch(efs)}
 	if o.metric != C.ASTRAL_METRIC_DEFAULT {
-		opts = append(opts, astral.WithMetric(astral.Metric(clampU8(o.metric))))
+		opts = append(opts, astral.WithMetric(astral.Metric(o.metric)))
 	}
 	if o.storage != C.ASTRAL_STORAGE_DEFAULT {
-		opts = append(opts, astral.WithStorage(astral.Storage(clampU8(o.storage))))
+		opts = append(opts, astral.WithStorage(astral.Storage(o.storage)))
 	}
 	if o.flat_limit_bytes != 0 {
 		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
@@ -125,12 +135,6 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	}
 	*outIndex = h
 	return statusOK
-}
-
-// clampU8 keeps out-of-range enum values out of range when narrowed to the
-// Go package's uint8 enums (300 must not become 44).
-func clampU8(v C.uint32_t) uint8 {
-	return uint8(min(v, math.MaxUint8))
 }
 
 //export astral_index_destroy
@@ -318,13 +322,12 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 	if outStats == nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_stats is NULL")
 	}
-	size := uintptr(outStats.struct_size)
-	if size < minStatsSize || size > maxStructSize {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "struct_size %d: want sizeof(AstralStats) (%d with this library's header)", size, unsafe.Sizeof(C.AstralStats{}))
+	// Validated before the work, so a bad struct_size costs nothing.
+	if _, st := structSize(fn, unsafe.Pointer(outStats), unsafe.Sizeof(*outStats), minStatsSize); st != statusOK {
+		return st
 	}
 	s, cfg := e.x.Stats(), e.x.Config()
 	out := C.AstralStats{
-		struct_size:      C.uint32_t(size),
 		dimension:        C.uint32_t(s.Dim),
 		count:            C.uint64_t(s.Len),
 		metric:           C.uint32_t(s.Metric),
@@ -340,10 +343,5 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 	}
 	name := unsafe.Slice((*byte)(unsafe.Pointer(&out.kernel[0])), len(out.kernel))
 	name[copyMessage(name[:len(name)-1], s.Kernel)] = 0
-	// Write only the bytes the caller's struct has; zero any tail we do not
-	// know so a newer host reads defaults.
-	dst := unsafe.Slice((*byte)(unsafe.Pointer(outStats)), size)
-	n := copy(dst, unsafe.Slice((*byte)(unsafe.Pointer(&out)), unsafe.Sizeof(out)))
-	clear(dst[n:])
-	return statusOK
+	return writeStruct(fn, unsafe.Pointer(outStats), unsafe.Pointer(&out), unsafe.Sizeof(out), minStatsSize)
 }

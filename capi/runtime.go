@@ -11,10 +11,14 @@ import (
 	"github.com/astral-engine/astral/astral"
 )
 
-// Option structs grow only at the end. A host built against an older header
-// passes a smaller struct_size: the fields it lacks read as zero, which is
-// every field's default. A newer host passes a larger one: accepted only if
-// the fields this library does not know are zero.
+// Structs grow only at the end. A host built against an older header
+// passes a smaller struct_size: the input fields it lacks read as zero,
+// which is every field's default, and an output struct gets only the
+// bytes it has. A host built against a newer header passes a larger one:
+// its extra input fields are ignored and the tail of its output struct is
+// left untouched. Either way the library never reads or writes past the
+// size it knows itself, whatever struct_size claims: the host's memory
+// beyond it may not be the struct at all.
 //
 // minInitSize, minIndexOptionsSize and minStatsSize are the sizes of the
 // first released layouts; keep them when appending fields (for a struct
@@ -23,26 +27,46 @@ const (
 	minInitSize         = unsafe.Sizeof(C.AstralInit{})
 	minIndexOptionsSize = unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage)
 	minStatsSize        = unsafe.Offsetof(C.AstralStats{}.rerank_storage)
-	// maxStructSize bounds what struct_size can make us read.
+	// maxStructSize bounds struct_size: a larger one is garbage, not a
+	// struct from any header.
 	maxStructSize = 4096
 )
 
-// readStruct copies the caller's struct_size bytes at src into dst (size
-// bytes, zeroed beyond what the caller gave).
-func readStruct(fn string, dst unsafe.Pointer, size uintptr, src unsafe.Pointer, minSize uintptr) C.AstralStatus {
-	given := uintptr(*(*C.uint32_t)(src))
+// structSize validates the struct_size at the start of the host's struct
+// p (which every struct has) for a struct this library knows as size
+// bytes, and returns how many bytes to read or write: at most size.
+func structSize(fn string, p unsafe.Pointer, size, minSize uintptr) (uintptr, C.AstralStatus) {
+	given := uintptr(*(*C.uint32_t)(p))
 	if given < minSize || given > maxStructSize {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "struct_size %d: want sizeof the struct (%d with this library's header)", given, size)
+		return 0, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "struct_size %d: want sizeof the struct (%d with this library's header; at least %d)", given, size, minSize)
 	}
-	n := min(given, size)
-	copy(unsafe.Slice((*byte)(dst), size), unsafe.Slice((*byte)(src), n))
-	for _, b := range unsafe.Slice((*byte)(unsafe.Add(src, n)), given-n) {
-		if b != 0 {
-			return fail(fn, C.ASTRAL_E_VERSION_MISMATCH,
-				"struct_size %d sets fields this library (version %s, struct size %d) does not know; upgrade the library",
-				given, astral.Version, size)
-		}
+	return min(given, size), statusOK
+}
+
+// readStruct copies the host's input struct at src into dst, the
+// library's own layout of size bytes: the bytes the host has, the rest
+// zero.
+func readStruct(fn string, dst unsafe.Pointer, size uintptr, src unsafe.Pointer, minSize uintptr) C.AstralStatus {
+	n, st := structSize(fn, src, size, minSize)
+	if st != statusOK {
+		return st
 	}
+	d := unsafe.Slice((*byte)(dst), size)
+	clear(d[copy(d, unsafe.Slice((*byte)(src), n)):])
+	return statusOK
+}
+
+// writeStruct copies src, the library's own layout of size bytes, into
+// the host's output struct at dst, as far as both reach: dst's struct_size
+// is kept, and any tail past size is left as the host had it.
+func writeStruct(fn string, dst unsafe.Pointer, src unsafe.Pointer, size uintptr, minSize uintptr) C.AstralStatus {
+	n, st := structSize(fn, dst, size, minSize)
+	if st != statusOK {
+		return st
+	}
+	given := *(*C.uint32_t)(dst)
+	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+	*(*C.uint32_t)(dst) = given
 	return statusOK
 }
 

@@ -250,6 +250,9 @@ func indexStatsRaw(h uint64, size uint32, fill byte) ([]byte, status) {
 	return append([]byte(nil), buf.slice()...), st
 }
 
+// errorBufferSize is the last-error buffer's size, NUL included.
+const errorBufferSize = int(C.CAPI_ERROR_SIZE)
+
 // lastError is the calling thread's message; lock the goroutine to its
 // thread around the call that failed and this one.
 func lastError() string {
