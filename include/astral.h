@@ -14,9 +14,32 @@
  * _v2 name); option structs grow only at the end and carry struct_size;
  * status codes are numbered once and never reused.
  *
+ * struct_size: set it to sizeof the struct from the header the host was
+ * built with. The library reads and writes at most the size it knows
+ * itself, whatever struct_size says (up to 4096; larger is refused). A
+ * struct from an older header (smaller) reads as zero, each field's
+ * default, in the fields it lacks, and an output struct gets only the
+ * bytes it has. A struct from a newer header (larger): the input fields
+ * this library lacks are ignored, and an output struct's tail past this
+ * library's size is left as the host had it (check
+ * astral_version_number() before relying on a newer field).
+ *
  * One library per process, never unloaded (the Go runtime inside cannot be).
  * On Windows load astral.dll at run time through a table of function
  * pointers typed from this header.
+ *
+ * Signals (Linux, macOS): the Go runtime inside installs handlers for
+ * SIGSEGV, SIGBUS, SIGFPE and SIGPIPE when the library loads (keeping the
+ * host's earlier handlers, which it calls for signals raised outside the
+ * library). Any handler the host installs afterwards (a crash reporter)
+ * must use SA_ONSTACK, since the library's threads run on small stacks,
+ * and for SIGSEGV, SIGBUS and SIGFPE must call the handler it replaced
+ * (sigaction's old action) for a fault it did not cause itself; otherwise
+ * a fault inside the library is reported as the host's own crash instead
+ * of being handled by the runtime.
+ *
+ * fork(): the runtime's threads do not exist in a child process. A child
+ * must not call the library (not even astral_shutdown); it may exec.
  */
 #ifndef ASTRAL_H
 #define ASTRAL_H
@@ -80,8 +103,7 @@ enum {
     ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed */
     ASTRAL_E_CORRUPT = 11,          /* saved index data damaged, truncated or forged */
     ASTRAL_E_INTERNAL = 12,         /* a bug in Astral; the message says where */
-    ASTRAL_E_VERSION_MISMATCH = 13, /* a struct from a newer header sets fields this library lacks,
-                                     * or saved index data of another format version or byte order */
+    ASTRAL_E_VERSION_MISMATCH = 13, /* saved index data of another format version or byte order */
     ASTRAL_E_UNSUPPORTED = 14       /* valid request this build cannot serve */
 };
 
@@ -184,7 +206,7 @@ typedef struct AstralResult {
 #define ASTRAL_KERNEL_NAME_SIZE 32
 
 typedef struct AstralStats {
-    uint32_t struct_size;      /* in: sizeof(AstralStats) */
+    uint32_t struct_size;      /* in: sizeof(AstralStats); never written */
     uint32_t dimension;
     uint64_t count;            /* stored vectors */
     uint32_t metric;           /* ASTRAL_METRIC_*, never DEFAULT */
@@ -220,8 +242,12 @@ ASTRAL_API const char *astral_status_string(AstralStatus status);
  * truncated to capacity - 1 bytes and always NUL-terminated when capacity
  * > 0 (buf may be NULL when capacity is 0). Returns the message's full
  * length without the NUL, like snprintf: a result >= capacity means it was
- * truncated. A thread with no failure yet gets "". Successful calls leave
- * the message alone. Any thread, any time; it never fails. */
+ * truncated, and a buffer of result + 1 bytes gets it whole. A message is
+ * at most 1023 bytes: a longer one (a very long path) has its middle
+ * replaced by " [...] ", keeping the call's name and the reason, so a
+ * 1024-byte buffer always suffices. A thread with no failure yet gets "".
+ * Successful calls leave the message alone. Any thread, any time; it
+ * never fails. */
 ASTRAL_API size_t astral_last_error(char *buf, size_t capacity);
 
 /* Starts the runtime: the worker threads shared by every index.
@@ -229,8 +255,7 @@ ASTRAL_API size_t astral_last_error(char *buf, size_t capacity);
  * Statuses: OK; INVALID_ARGUMENT (bad struct_size, thread_count outside
  * ASTRAL_THREADS_AUTO or 0..ASTRAL_MAX_THREADS, unknown flag, cpus NULL with
  * cpu_count > 0 or given without ASTRAL_INIT_PIN_THREADS, pinning failed,
- * already initialized); VERSION_MISMATCH (struct_size larger than this
- * library knows, with the unknown tail not all zero).
+ * already initialized).
  * Thread-safe; init and shutdown may be repeated in turn. */
 ASTRAL_API AstralStatus astral_init(const AstralInit *init);
 
@@ -246,8 +271,7 @@ ASTRAL_API AstralStatus astral_shutdown(void);
  * Statuses: OK; INVALID_ARGUMENT (NULL pointer, struct_size, dimension,
  * unknown metric/kind/storage, HNSW parameter out of range, flat_limit_bytes
  * above INT64_MAX, rerank_storage not 0/F16/F32, rerank_factor above 64 or
- * set without rerank_storage); VERSION_MISMATCH (see astral_init);
- * NOT_INITIALIZED.
+ * set without rerank_storage); NOT_INITIALIZED.
  * Thread-safe. */
 ASTRAL_API AstralStatus astral_index_create(const AstralIndexOptions *options,
                                             AstralIndex *out_index);
@@ -312,8 +336,9 @@ ASTRAL_API AstralStatus astral_index_query_batch(AstralIndex index, const float 
  * Thread-safe. */
 ASTRAL_API AstralStatus astral_index_count(AstralIndex index, uint64_t *out_count);
 
-/* Fills *out_stats, whose struct_size the caller sets first (only that
- * many bytes are written).
+/* Fills *out_stats, whose struct_size the caller sets first: at most that
+ * many bytes, and at most sizeof(AstralStats) of this library, are
+ * written (see struct_size at the top); struct_size itself is kept.
  * Statuses: OK; INVALID_ARGUMENT (NULL, struct_size too small);
  * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_index_stats(AstralIndex index, AstralStats *out_stats);
@@ -331,7 +356,12 @@ ASTRAL_API AstralStatus astral_index_stats(AstralIndex index, AstralStats *out_s
  * file in the same directory is written, flushed to disk and renamed over
  * path, so a crash or kill at any moment leaves the previous file or the
  * new one, whole (perhaps with a stray ".NAME.tmp-*" beside it). Saving
- * over a file another index has loaded (mapped) is safe.
+ * over a file another index has loaded (mapped) is safe. Only a regular
+ * file is replaced, and it keeps its permission bits (a new file gets
+ * 0644; the owner is the saving process). Anything else at path is
+ * refused with IO and left as it was: a directory, FIFO, socket or device
+ * node, and a symbolic link, which is not followed (save to the path it
+ * points to instead).
  * Statuses: OK; INVALID_ARGUMENT (path NULL or empty); IO; UNSUPPORTED
  * (big-endian host); CORRUPT (as astral_index_add: a damaged file is never
  * saved again with fresh checksums); STALE_HANDLE; NOT_INITIALIZED.
@@ -355,8 +385,10 @@ ASTRAL_API AstralStatus astral_index_save_to_buffer(AstralIndex index, void *buf
  * cache with other processes. The first add or remove copies it into the
  * library's memory; astral_index_destroy unmaps it. While mapped, the file
  * must not be changed or truncated in place (astral_index_save, which
- * replaces it, is fine). Writes the handle to *out_index
- * (ASTRAL_INDEX_NONE on failure).
+ * replaces it, is fine). path must name a regular file (a symbolic link
+ * to one is followed): a directory, FIFO, socket or device node is
+ * refused with IO before it is opened, so the call never blocks on a
+ * FIFO. Writes the handle to *out_index (ASTRAL_INDEX_NONE on failure).
  * Statuses: OK; INVALID_ARGUMENT (NULL or empty path, out_index NULL); IO;
  * CORRUPT; VERSION_MISMATCH; UNSUPPORTED; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_index_load(const char *path, AstralIndex *out_index);

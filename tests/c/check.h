@@ -68,7 +68,7 @@ static int check_report(const char *suite) {
 }
 
 /* Deterministic test vectors: xorshift64* mapped to [-1, 1). */
-static float test_random(uint64_t *state) {
+static inline float test_random(uint64_t *state) {
     uint64_t x = *state;
     x ^= x >> 12;
     x ^= x << 25;
@@ -77,7 +77,7 @@ static float test_random(uint64_t *state) {
     return (float)((double)((x * 2685821657736338717ull) >> 11) / 4503599627370496.0 - 1.0);
 }
 
-static void test_fill(float *v, size_t n, uint64_t seed) {
+static inline void test_fill(float *v, size_t n, uint64_t seed) {
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
     for (size_t i = 0; i < n; i++) {
         v[i] = test_random(&s);
@@ -85,7 +85,7 @@ static void test_fill(float *v, size_t n, uint64_t seed) {
 }
 
 /* Results are best first: by score (descending; ascending for L2), then id. */
-static int results_ordered(const AstralResult *r, uint32_t n, int lower_is_better) {
+static inline int results_ordered(const AstralResult *r, uint32_t n, int lower_is_better) {
     for (uint32_t i = 1; i < n; i++) {
         float a = r[i - 1].score, b = r[i].score;
         int worse = lower_is_better ? a > b : a < b;
