@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds libastral, the C ABI (capi/), with the Go toolchain:
 #   build/libastral.so      c-shared, SONAME libastral.so.<major> (+ that symlink)
-#   build/libastral.a       c-archive
+#   build/libastral.a       c-archive, with no global symbol but the header's
+#                           functions (scripts/localize-archive.sh)
 #   build/include/          astral.h, astral.hpp (the hand-written headers)
 #   build/cgo/              cgo's generated headers: for the export-drift check only
 #   build/windows/astral.dll  cross-built with mingw-w64, with libastral.dll.a;
@@ -34,6 +35,7 @@ ln -sf libastral.so "$out/$soname"
 echo "build-lib: $out/libastral.a"
 "$go" build -trimpath -buildmode=c-archive -o "$out/libastral.a" ./capi
 mv "$out/libastral.h" "$out/cgo/libastral.h"
+scripts/localize-archive.sh "$out/libastral.a" include/astral.h
 
 cp include/astral.h include/astral.hpp "$out/include/"
 

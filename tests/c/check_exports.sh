@@ -3,7 +3,9 @@
 # The header's functions (experimental ones included) must be exactly the
 # astral_* functions of every artifact given:
 #   --so LIB         dynamic symbols of a shared library (nm -D)
-#   --archive LIB    global text symbols of a static archive (nm)
+#   --archive LIB    every global symbol a static archive defines (nm): only
+#                    the header's functions, so nothing of cgo's glue can
+#                    clash with a host's names (scripts/localize-archive.sh)
 #   --cgo-header H   the prototypes cgo generated for the //export functions
 #   --dll DLL        the export table of a Windows DLL (objdump -p)
 # Usage: check_exports.sh HEADER [--so F] [--archive F] [--cgo-header F] [--dll F]
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
   shift 2
   case $kind in
   --so) nm -D --defined-only "$file" | awk '$2 == "T" && $3 ~ /^astral_/ {print $3}' ;;
-  --archive) nm --defined-only "$file" 2>/dev/null | awk '$2 == "T" && $3 ~ /^astral_/ {print $3}' ;;
+  --archive) nm -g --defined-only "$file" 2>/dev/null | awk 'NF == 3 {print $3}' ;;
   --cgo-header) grep -E '^extern .*[^a-z0-9_]astral_[a-z0-9_]+\(' "$file" |
     sed -E 's/^[^(]*[^a-z0-9_](astral_[a-z0-9_]+)\(.*/\1/' ;;
   --dll) "$objdump" -p "$file" | sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/p' |
