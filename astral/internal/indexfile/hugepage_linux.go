@@ -1,4 +1,4 @@
-package astral
+package indexfile
 
 import "golang.org/x/sys/unix"
 
