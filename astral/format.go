@@ -3,14 +3,14 @@ package astral
 import (
 	"math"
 
-	"github.com/astral-engine/astral/astral/internal/indexfile"
+	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/kernel"
 )
 
 // The index file format (docs/FORMAT.md): the container (header, section
-// table, aligned and checksummed sections) is internal/indexfile's; what
+// table, aligned and checksummed sections) is astral/internal/file's; what
 // the header's fields and the sections mean is the engine's, below.
 
 // FormatVersion is the index file format this library writes. It reads
@@ -18,7 +18,7 @@ import (
 // version fails to load with ErrVersion. Version 2 added the storage kinds
 // besides E5M2, the scales section and the rerank copy; a version-1 file
 // is a version-2 file without them.
-const FormatVersion = indexfile.Version
+const FormatVersion = file.Version
 
 const (
 	// maxFlatRecords is flat's slot limit (int32 slots).
@@ -31,17 +31,17 @@ const (
 // The engine's section kinds; numbered once, never reused (the container
 // owns 7, the metadata).
 const (
-	secIDs        indexfile.Kind = 1 // flat: ids, uint64 per record, slot order
-	secRecords    indexfile.Kind = 2 // flat: records, stride bytes each
-	secAdjust     indexfile.Kind = 3 // flat: adjust values, float32 per record (not for dot)
-	secTombstones indexfile.Kind = 4 // hnsw: deleted slots, uint32 ascending
-	secLevel0     indexfile.Kind = 5 // hnsw: level-0 blocks, blockWords uint32 each
-	secUpper      indexfile.Kind = 6 // hnsw: upper-level words, uint32
-	secScales     indexfile.Kind = 8 // flat, L2 over a scaled kind: multipliers, float32 per record
+	secIDs        file.Kind = 1 // flat: ids, uint64 per record, slot order
+	secRecords    file.Kind = 2 // flat: records, stride bytes each
+	secAdjust     file.Kind = 3 // flat: adjust values, float32 per record (not for dot)
+	secTombstones file.Kind = 4 // hnsw: deleted slots, uint32 ascending
+	secLevel0     file.Kind = 5 // hnsw: level-0 blocks, blockWords uint32 each
+	secUpper      file.Kind = 6 // hnsw: upper-level words, uint32
+	secScales     file.Kind = 8 // flat, L2 over a scaled kind: multipliers, float32 per record
 	// The rerank copy (header rerank storage set): a flat index of its own.
-	secRerankIDs     indexfile.Kind = 9  // ids, uint64 per record, its slot order
-	secRerankRecords indexfile.Kind = 10 // records, rerank stride bytes each
-	secRerankAdjust  indexfile.Kind = 11 // adjust values, float32 per record (not for dot)
+	secRerankIDs     file.Kind = 9  // ids, uint64 per record, its slot order
+	secRerankRecords file.Kind = 10 // records, rerank stride bytes each
+	secRerankAdjust  file.Kind = 11 // adjust values, float32 per record (not for dot)
 )
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
@@ -49,9 +49,9 @@ const graphKeepPruned = 1
 
 // fileFormat tells the container what the engine's sections and header
 // fields are.
-var fileFormat = &indexfile.Format{
+var fileFormat = &file.Format{
 	Library: Version,
-	Names: map[indexfile.Kind]string{
+	Names: map[file.Kind]string{
 		secIDs: "ids", secRecords: "records", secAdjust: "adjust", secTombstones: "tombstones",
 		secLevel0: "graph-level0", secUpper: "graph-upper", secScales: "scales",
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
@@ -62,10 +62,10 @@ var fileFormat = &indexfile.Format{
 }
 
 // decodeHeader parses and checks a whole header.
-func decodeHeader(b []byte) (*indexfile.Header, error) { return fileFormat.DecodeHeader(b) }
+func decodeHeader(b []byte) (*file.Header, error) { return fileFormat.DecodeHeader(b) }
 
 // checkFields checks the header's fields against each other.
-func checkFields(h *indexfile.Header) error {
+func checkFields(h *file.Header) error {
 	metric, kind, structure, storage := Metric(h.Metric), Kind(h.Kind), Kind(h.Structure), Storage(h.Storage)
 	if h.Dim < 1 || h.Dim > kernel.MaxDim {
 		return errorf(ErrCorrupt, "dimension %d: want 1 to %d", h.Dim, kernel.MaxDim)
@@ -124,8 +124,8 @@ func checkFields(h *indexfile.Header) error {
 
 // sectionsNeeded returns the sections the header's structure and rerank
 // copy need, with the lengths its counts give.
-func sectionsNeeded(h *indexfile.Header) map[indexfile.Kind]uint64 {
-	want := map[indexfile.Kind]uint64{}
+func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
+	want := map[file.Kind]uint64{}
 	adjust := adjustOf(Metric(h.Metric), Storage(h.Storage))
 	if Kind(h.Structure) == KindFlat {
 		want[secIDs] = h.Count * 8

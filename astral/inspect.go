@@ -1,7 +1,7 @@
 package astral
 
 import (
-	"github.com/astral-engine/astral/astral/internal/indexfile"
+	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/hnsw"
 )
 
@@ -40,7 +40,7 @@ const NoEntry = hnsw.NoEntry
 
 // SectionInfo describes one section of an index file; OK reports whether
 // it is whole and its checksum matches.
-type SectionInfo = indexfile.SectionInfo
+type SectionInfo = file.SectionInfo
 
 // InspectFile reads the header of the index file at path and checksums
 // every section, reading the file piece by piece. It returns what it

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"github.com/astral-engine/astral/astral/internal/indexfile"
+	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/kernel"
@@ -18,9 +18,9 @@ import (
 // order) ErrVersion; a failing file system ErrIO. Big-endian hosts get
 // errors.ErrUnsupported.
 var (
-	ErrCorrupt        = indexfile.ErrCorrupt
-	ErrVersion        = indexfile.ErrVersion
-	ErrIO             = indexfile.ErrIO
+	ErrCorrupt        = file.ErrCorrupt
+	ErrVersion        = file.ErrVersion
+	ErrIO             = file.ErrIO
 	ErrBufferTooSmall = errors.New("astral: buffer too small")
 )
 
@@ -49,7 +49,7 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 		if size > int64(len(buf)) {
 			return nil, errorf(ErrBufferTooSmall, "the index file takes %d bytes, the buffer holds %d", size, len(buf))
 		}
-		return indexfile.SliceWriter(buf[:size]), nil
+		return file.SliceWriter(buf[:size]), nil
 	})
 	return int(n), err
 }
@@ -70,7 +70,7 @@ func (x *Index) SaveFile(path string) error {
 		return err
 	}
 	recheck := func() error { _, err := saveTarget(path); return err }
-	return indexfile.WriteFile(path, mode, recheck, func(w io.Writer) error {
+	return file.WriteFile(path, mode, recheck, func(w io.Writer) error {
 		_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 		return err
 	})
@@ -78,12 +78,12 @@ func (x *Index) SaveFile(path string) error {
 
 // mapping is a file OpenFile mapped; the index reads its sections in place
 // until the first write copies them (ownMemory).
-type mapping = indexfile.Mapping
+type mapping = file.Mapping
 
 // bigEndian refuses index files on a big-endian host: their sections are
 // used in place as little-endian words.
 func bigEndian() error {
-	if indexfile.LittleEndianHost() {
+	if file.LittleEndianHost() {
 		return nil
 	}
 	return fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
@@ -115,9 +115,9 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
 }
 
 // newHeader fills the fields every file has.
-func (x *Index) newHeader(structure Kind) *indexfile.Header {
+func (x *Index) newHeader(structure Kind) *file.Header {
 	c := x.cfg
-	return &indexfile.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
+	return &file.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
 		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),
 		EfConstruction: uint32(c.EfConstruction), EfSearch: uint32(x.efSearch.Load()), FlatLimit: uint64(c.FlatLimitBytes),
 		Entry: hnsw.NoEntry, Rerank: uint8(c.Rerank), RerankFactor: uint32(c.RerankFactor)}
@@ -126,24 +126,24 @@ func (x *Index) newHeader(structure Kind) *indexfile.Header {
 // flatSections turns a flat index's parts into sections of the kinds
 // given: ids, records, then adjust values and multipliers where adjust
 // has them.
-func flatSections(p flat.Parts, adjust flat.Adjust, ids, recs, adj, scales indexfile.Kind) []indexfile.Part {
-	out := []indexfile.Part{{Kind: ids, Bytes: indexfile.BytesOf(p.IDs)}, {Kind: recs, Bytes: p.Records}}
+func flatSections(p flat.Parts, adjust flat.Adjust, ids, recs, adj, scales file.Kind) []file.Part {
+	out := []file.Part{{Kind: ids, Bytes: file.BytesOf(p.IDs)}, {Kind: recs, Bytes: p.Records}}
 	if adjust != flat.AdjustNone {
-		out = append(out, indexfile.Part{Kind: adj, Bytes: indexfile.BytesOf(p.Adjust)})
+		out = append(out, file.Part{Kind: adj, Bytes: file.BytesOf(p.Adjust)})
 	}
 	if adjust == flat.AdjustScaleSubtract {
-		out = append(out, indexfile.Part{Kind: scales, Bytes: indexfile.BytesOf(p.Scales)})
+		out = append(out, file.Part{Kind: scales, Bytes: file.BytesOf(p.Scales)})
 	}
 	return out
 }
 
 // tail appends the rerank copy's sections, if any, and the metadata.
-func (x *Index) tail(parts []indexfile.Part) []indexfile.Part {
+func (x *Index) tail(parts []file.Part) []file.Part {
 	if x.rerank != nil {
 		// A rerank copy has no multipliers: it is f16 or f32.
 		parts = append(parts, flatSections(x.rerank.Parts(), x.rerank.Adjust(), secRerankIDs, secRerankRecords, secRerankAdjust, 0)...)
 	}
-	return append(parts, indexfile.Part{Kind: indexfile.KindMetadata, Flags: indexfile.Optional, Bytes: metadata})
+	return append(parts, file.Part{Kind: file.KindMetadata, Flags: file.Optional, Bytes: metadata})
 }
 
 func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
@@ -151,7 +151,7 @@ func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
 	h := x.newHeader(KindFlat)
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
 	parts := x.tail(flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales))
-	return indexfile.Write(h, parts, x.rt.checksummers(), open)
+	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
 // level0Chunk is how many bytes of level-0 blocks a graph save normalizes
@@ -175,20 +175,20 @@ func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (in
 	level0 := func(each func([]byte)) {
 		for lo := 0; lo < n; lo += per {
 			buf = v.Level0(buf[:0], lo, min(lo+per, n))
-			each(indexfile.BytesOf(buf))
+			each(file.BytesOf(buf))
 		}
 	}
-	parts := x.tail([]indexfile.Part{
-		{Kind: secTombstones, Bytes: indexfile.BytesOf(v.Tombstones(nil))},
+	parts := x.tail([]file.Part{
+		{Kind: secTombstones, Bytes: file.BytesOf(v.Tombstones(nil))},
 		{Kind: secLevel0, Length: uint64(n) * uint64(bw) * 4, Pieces: level0},
-		{Kind: secUpper, Bytes: indexfile.BytesOf(v.Upper(nil))},
+		{Kind: secUpper, Bytes: file.BytesOf(v.Upper(nil))},
 	})
-	return indexfile.Write(h, parts, x.rt.checksummers(), open)
+	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
 // checksummers is the runtime's workers for the container's checksums,
 // nil (the caller alone) without a runtime.
-func (r *Runtime) checksummers() indexfile.Workers {
+func (r *Runtime) checksummers() file.Workers {
 	if p := r.workers(); p != nil {
 		return p
 	}
@@ -233,7 +233,7 @@ func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error
 // bulk reports the sections VerifyInBackground leaves unread: those as
 // large as the records, which no search needs whole to be safe (any bits
 // of a record score; the graph's links are checked as they are read).
-func bulk(k indexfile.Kind) bool {
+func bulk(k file.Kind) bool {
 	return k == secLevel0 || k == secRecords || k == secRerankRecords
 }
 
@@ -266,7 +266,7 @@ const (
 )
 
 // leaves reports whether the caller of assemble leaves k's checksum to it.
-func (m checkMode) leaves(k indexfile.Kind) bool {
+func (m checkMode) leaves(k file.Kind) bool {
 	switch m {
 	case checkLevel0:
 		return k == secLevel0
@@ -278,13 +278,13 @@ func (m checkMode) leaves(k indexfile.Kind) bool {
 
 // flatParts turns sections of the kinds given back into a flat index's
 // parts (see flatSections).
-func flatParts(sec func(indexfile.Kind) []byte, adjust flat.Adjust, ids, recs, adj, scales indexfile.Kind) flat.Parts {
-	p := flat.Parts{Records: sec(recs), IDs: indexfile.WordsOf[uint64](sec(ids))}
+func flatParts(sec func(file.Kind) []byte, adjust flat.Adjust, ids, recs, adj, scales file.Kind) flat.Parts {
+	p := flat.Parts{Records: sec(recs), IDs: file.WordsOf[uint64](sec(ids))}
 	if adjust != flat.AdjustNone {
-		p.Adjust = indexfile.WordsOf[float32](sec(adj))
+		p.Adjust = file.WordsOf[float32](sec(adj))
 	}
 	if adjust == flat.AdjustScaleSubtract {
-		p.Scales = indexfile.WordsOf[float32](sec(scales))
+		p.Scales = file.WordsOf[float32](sec(scales))
 	}
 	return p
 }
@@ -292,7 +292,7 @@ func flatParts(sec func(indexfile.Kind) []byte, adjust flat.Adjust, ids, recs, a
 // assemble builds the index over the sections, used in place. With
 // checkLater it returns the checks it left (a graph's links and ids, the
 // bulk's checksums, the rerank copy's ids) as later; nil otherwise.
-func assemble(rt *Runtime, h *indexfile.Header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
+func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
 	c := Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
 		FlatLimitBytes: int64(h.FlatLimit), M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
 		Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor)}
@@ -305,7 +305,7 @@ func assemble(rt *Runtime, h *indexfile.Header, bufs [][]byte, mode checkMode) (
 	}
 	x = &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
 	x.efSearch.Store(int32(c.EfSearch))
-	sec := func(kind indexfile.Kind) []byte {
+	sec := func(kind file.Kind) []byte {
 		for i, s := range h.Sections {
 			if s.Kind == kind {
 				return bufs[i]
@@ -316,7 +316,7 @@ func assemble(rt *Runtime, h *indexfile.Header, bufs [][]byte, mode checkMode) (
 	workers := rt.checksummers()
 	// The bulk's checksums, for later.
 	bulkCRCs := func() error {
-		return fileFormat.CheckCRCs(workers, h, bufs, func(k indexfile.Kind) bool { return !bulk(k) || k == secLevel0 })
+		return fileFormat.CheckCRCs(workers, h, bufs, func(k file.Kind) bool { return !bulk(k) || k == secLevel0 })
 	}
 	if c.Rerank != 0 {
 		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
@@ -342,15 +342,15 @@ func assemble(rt *Runtime, h *indexfile.Header, bufs [][]byte, mode checkMode) (
 		}
 		return x, later, nil
 	}
-	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: indexfile.WordsOf[uint32](sec(secLevel0)),
-		Upper: indexfile.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,
-		Tombstones: indexfile.WordsOf[uint32](sec(secTombstones))}
+	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: file.WordsOf[uint32](sec(secLevel0)),
+		Upper: file.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,
+		Tombstones: file.WordsOf[uint32](sec(secTombstones))}
 	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0}
-	var sums *indexfile.ChunkSums
+	var sums *file.ChunkSums
 	if mode != checked {
 		per := hnsw.ChunkNodes(int(h.Stride), c.M, x.adjust)
-		sums = indexfile.NewChunkSums((int(h.Slots) + per - 1) / per)
-		parts.Visit = func(i int, words []uint32) { sums.Visit(i, indexfile.BytesOf(words)) }
+		sums = file.NewChunkSums((int(h.Slots) + per - 1) / per)
+		parts.Visit = func(i int, words []uint32) { sums.Visit(i, file.BytesOf(words)) }
 	}
 	// graphChecked ends the graph's check (err its result): a failed
 	// level-0 checksum explains a failed check best, so it comes first.
@@ -359,7 +359,7 @@ func assemble(rt *Runtime, h *indexfile.Header, bufs [][]byte, mode checkMode) (
 			s := *h.Find(secLevel0)
 			got, ok := sums.Sum()
 			if !ok {
-				got = indexfile.Checksums(workers, [][]byte{sec(secLevel0)})[0]
+				got = file.Checksums(workers, [][]byte{sec(secLevel0)})[0]
 			}
 			if got != s.CRC {
 				return fileFormat.CRCError(s, got)
@@ -442,7 +442,7 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := indexfile.Map(f, path)
+	m, err := file.Map(f, path)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/astral-engine/astral/astral/internal/indexfile"
+	container "github.com/astral-engine/astral/astral/internal/file"
 	"github.com/stretchr/testify/require"
 )
 
@@ -347,22 +347,22 @@ func TestSaveFile(t *testing.T) {
 // header's, so forged fields reach the checks behind the checksums.
 func reseal(b []byte) {
 	le := binary.LittleEndian
-	if len(b) < indexfile.HeaderLen {
+	if len(b) < container.HeaderLen {
 		return
 	}
 	hl := int(le.Uint32(b[16:]))
-	if hl < indexfile.HeaderLen || hl > len(b) {
+	if hl < container.HeaderLen || hl > len(b) {
 		return
 	}
 	nsec := int(le.Uint32(b[20:]))
-	for i := 0; i < nsec && indexfile.HeaderLen+indexfile.SectionEntryLen*(i+1) <= hl; i++ {
-		e := b[indexfile.HeaderLen+indexfile.SectionEntryLen*i:]
+	for i := 0; i < nsec && container.HeaderLen+container.SectionEntryLen*(i+1) <= hl; i++ {
+		e := b[container.HeaderLen+container.SectionEntryLen*i:]
 		off, n := le.Uint64(e[8:]), le.Uint64(e[16:])
 		if off <= uint64(len(b)) && n <= uint64(len(b))-off {
 			le.PutUint32(e[24:], crc32.Checksum(b[off:off+n], castagnoli))
 		}
 	}
-	le.PutUint32(b[indexfile.HeaderCRCOff:], indexfile.HeaderCRC(b[:hl]))
+	le.PutUint32(b[container.HeaderCRCOff:], container.HeaderCRC(b[:hl]))
 }
 
 // mustFail loads b every way and wants an error wrapping want each time.
@@ -420,12 +420,12 @@ func regions(t testing.TB, file []byte) []struct {
 		name   string
 		lo, hi int
 	}
-	out := []region{{"header", 0, indexfile.HeaderLen}, {"section table", indexfile.HeaderLen, int(h.HeaderLen)},
-		{"padding after the table", int(h.HeaderLen), int(indexfile.AlignUp(uint64(h.HeaderLen)))}}
+	out := []region{{"header", 0, container.HeaderLen}, {"section table", container.HeaderLen, int(h.HeaderLen)},
+		{"padding after the table", int(h.HeaderLen), int(container.AlignUp(uint64(h.HeaderLen)))}}
 	for _, s := range h.Sections {
 		end := int(s.Offset + s.Length)
 		out = append(out, region{"section " + fileFormat.Name(s.Kind), int(s.Offset), end},
-			region{"padding after " + fileFormat.Name(s.Kind), end, int(indexfile.AlignUp(uint64(end)))})
+			region{"padding after " + fileFormat.Name(s.Kind), end, int(container.AlignUp(uint64(end)))})
 	}
 	return out
 }
@@ -491,10 +491,10 @@ func TestCorruptAbsurdCounts(t *testing.T) {
 		{"flat kind holding a graph", "hnsw", func(b []byte) { b[29] = byte(KindFlat) }},
 		{"sections 200", "flat", func(b []byte) { put32(b, 20, 200) }},
 		{"header length 1 MiB", "flat", func(b []byte) { put32(b, 16, 1<<20) }},
-		{"section length 2^50", "flat", func(b []byte) { put64(b, indexfile.HeaderLen+16, 1<<50) }},
-		{"section offset", "flat", func(b []byte) { put64(b, indexfile.HeaderLen+8, 1<<20) }},
-		{"section kind 99", "flat", func(b []byte) { put32(b, indexfile.HeaderLen, 99) }},
-		{"section repeated", "flat", func(b []byte) { put32(b, indexfile.HeaderLen+indexfile.SectionEntryLen, uint32(secIDs)) }},
+		{"section length 2^50", "flat", func(b []byte) { put64(b, container.HeaderLen+16, 1<<50) }},
+		{"section offset", "flat", func(b []byte) { put64(b, container.HeaderLen+8, 1<<20) }},
+		{"section kind 99", "flat", func(b []byte) { put32(b, container.HeaderLen, 99) }},
+		{"section repeated", "flat", func(b []byte) { put32(b, container.HeaderLen+container.SectionEntryLen, uint32(secIDs)) }},
 		{"reserved bytes", "flat", func(b []byte) { b[110] = 1 }},
 		{"flat with a graph entry", "flat", func(b []byte) { put64(b, 72, 0) }},
 	}
@@ -510,16 +510,16 @@ func TestCorruptAbsurdCounts(t *testing.T) {
 		slots := uint64(1) << 31
 		put64(b, 64, slots)
 		put64(b, 56, slots-uint64(h.Slots-h.Count))
-		off := indexfile.AlignUp(uint64(h.HeaderLen))
+		off := container.AlignUp(uint64(h.HeaderLen))
 		for i, s := range h.Sections {
-			e := indexfile.HeaderLen + indexfile.SectionEntryLen*i
+			e := container.HeaderLen + container.SectionEntryLen*i
 			n := s.Length
 			if s.Kind == secLevel0 {
 				n = slots * uint64(h.BlockWords) * 4
 			}
 			put64(b, e+8, off)
 			put64(b, e+16, n)
-			off = indexfile.AlignUp(off + n)
+			off = container.AlignUp(off + n)
 		}
 	})
 	var before, after runtime.MemStats
@@ -631,7 +631,7 @@ func TestWrongVersion(t *testing.T) {
 			})
 		}
 		t.Run(name+"/big-endian", func(t *testing.T) {
-			bad := forge(file, func(b []byte) { binary.BigEndian.PutUint32(b[12:], indexfile.EndianMark) })
+			bad := forge(file, func(b []byte) { binary.BigEndian.PutUint32(b[12:], container.EndianMark) })
 			mustFail(t, bad, ErrVersion, "big-endian")
 		})
 		t.Run(name+"/newer header, another layout", func(t *testing.T) {

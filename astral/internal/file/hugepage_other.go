@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package indexfile
+package file
 
 // adviseHugePages has no portable equivalent outside Linux.
 func adviseHugePages([]byte) {}

@@ -1,4 +1,4 @@
-package indexfile
+package file
 
 import "golang.org/x/sys/unix"
 

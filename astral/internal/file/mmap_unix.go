@@ -1,6 +1,6 @@
 //go:build unix
 
-package indexfile
+package file
 
 import (
 	"os"

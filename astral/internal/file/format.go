@@ -1,11 +1,11 @@
-// Package indexfile is the container of Astral's index files
+// Package file is the container of Astral's index files
 // (docs/FORMAT.md): the header, the section table, writing sections
 // aligned and checksummed, reading them back from bytes, a stream or a
 // mapped file, and inspecting a file. It knows the layout and the
 // checksums, not what the sections mean: the engine says which sections
 // a header needs and checks its fields (Format), and the flat and graph
 // structures turn themselves into sections and back.
-package indexfile
+package file
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package indexfile
+package file
 
 import (
 	"io"
@@ -37,18 +37,18 @@ func (s SectionInfo) OK() bool { return s.Checked && s.CRC == s.Computed }
 // the header itself cannot be trusted. It checks the sections' bytes, not
 // their meaning.
 func (f *Format) Inspect(path string) (*Info, error) {
-	file, err := os.Open(path)
+	fd, err := os.Open(path)
 	if err != nil {
 		return nil, Errorf(ErrIO, "%v", err)
 	}
-	defer file.Close()
-	fi, err := file.Stat()
+	defer fd.Close()
+	fi, err := fd.Stat()
 	if err != nil {
 		return nil, Errorf(ErrIO, "%v", err)
 	}
 	size := fi.Size()
 	var fixed [HeaderLen]byte
-	if _, err := file.ReadAt(fixed[:], 0); err != nil {
+	if _, err := fd.ReadAt(fixed[:], 0); err != nil {
 		return nil, readError(err, "the header")
 	}
 	hl, err := Prefix(fixed[:])
@@ -56,7 +56,7 @@ func (f *Format) Inspect(path string) (*Info, error) {
 		return nil, err
 	}
 	hb := make([]byte, hl)
-	if _, err := file.ReadAt(hb, 0); err != nil {
+	if _, err := fd.ReadAt(hb, 0); err != nil {
 		return nil, readError(err, "the header")
 	}
 	h, err := f.DecodeHeader(hb)
@@ -79,7 +79,7 @@ func (f *Format) Inspect(path string) (*Info, error) {
 	for _, s := range h.Sections {
 		si := SectionInfo{Name: f.Name(s.Kind), Kind: uint32(s.Kind), Optional: s.Flags&Optional != 0,
 			Offset: s.Offset, Length: s.Length, CRC: s.CRC}
-		r := io.NewSectionReader(file, int64(s.Offset), int64(s.Length))
+		r := io.NewSectionReader(fd, int64(s.Offset), int64(s.Length))
 		var crc uint32
 		var meta []byte
 		var got uint64
