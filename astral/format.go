@@ -6,8 +6,8 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -353,10 +353,10 @@ func (h *header) checkSections() error {
 	if h.structure == KindFlat {
 		want[secIDs] = h.count * 8
 		want[secRecords] = h.count * uint64(h.stride)
-		if a := adjustOf(h.metric, h.storage); a != flat.AdjustNone {
+		if a := adjustOf(h.metric, h.storage); a != score.AdjustNone {
 			want[secAdjust] = h.count * 4
 		}
-		if adjustOf(h.metric, h.storage) == flat.AdjustScaleSubtract {
+		if adjustOf(h.metric, h.storage) == score.AdjustScaleSubtract {
 			want[secScales] = h.count * 4
 		}
 	} else {
@@ -397,18 +397,18 @@ func (h *header) checkSections() error {
 
 // adjustOf is the per-record adjustment a metric uses over records of
 // kind s: a per-vector scale multiplies dot products and L2 keys.
-func adjustOf(m Metric, s Storage) flat.Adjust {
+func adjustOf(m Metric, s Storage) score.Adjust {
 	switch {
 	case m == Cosine:
-		return flat.AdjustScale // 1/|x|, in which the scale cancels
+		return score.AdjustScale // 1/|x|, in which the scale cancels
 	case m == L2 && s.Scaled():
-		return flat.AdjustScaleSubtract
+		return score.AdjustScaleSubtract
 	case m == L2:
-		return flat.AdjustSubtract
+		return score.AdjustSubtract
 	case s.Scaled():
-		return flat.AdjustScale
+		return score.AdjustScale
 	}
-	return flat.AdjustNone
+	return score.AdjustNone
 }
 
 // littleEndianHost reports whether this machine stores words little-endian,

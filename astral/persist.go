@@ -13,6 +13,7 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -238,7 +239,7 @@ func (x *Index) rerankSections() ([]section, [][]byte) {
 	recs, ids, bias := x.rerank.Parts()
 	secs := []section{{kind: secRerankIDs}, {kind: secRerankRecords}}
 	bufs := [][]byte{bytesOf(ids), recs}
-	if x.rerank.Adjust() != flat.AdjustNone {
+	if x.rerank.Adjust() != score.AdjustNone {
 		secs = append(secs, section{kind: secRerankAdjust})
 		bufs = append(bufs, bytesOf(bias))
 	}
@@ -251,11 +252,11 @@ func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
 	h.count, h.slots = uint64(len(ids)), uint64(len(ids))
 	bufs := [][]byte{bytesOf(ids), recs}
 	h.sections = []section{{kind: secIDs}, {kind: secRecords}}
-	if x.adjust != flat.AdjustNone {
+	if x.adjust != score.AdjustNone {
 		bufs = append(bufs, bytesOf(bias))
 		h.sections = append(h.sections, section{kind: secAdjust})
 	}
-	if x.adjust == flat.AdjustScaleSubtract {
+	if x.adjust == score.AdjustScaleSubtract {
 		bufs = append(bufs, bytesOf(x.flat.Scales()))
 		h.sections = append(h.sections, section{kind: secScales})
 	}
@@ -686,7 +687,7 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, 
 		}
 		ra := adjustOf(c.Metric, c.Rerank)
 		var bias []float32
-		if ra != flat.AdjustNone {
+		if ra != score.AdjustNone {
 			bias = wordsOf[float32](sec(secRerankAdjust))
 		}
 		if x.rerank, err = flat.FromParts(x.rkern, ra, sec(secRerankRecords), wordsOf[uint64](sec(secRerankIDs)), bias); err != nil {
@@ -695,10 +696,10 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, 
 	}
 	if h.structure == KindFlat {
 		var bias, scales []float32
-		if x.adjust != flat.AdjustNone {
+		if x.adjust != score.AdjustNone {
 			bias = wordsOf[float32](sec(secAdjust))
 		}
-		if x.adjust == flat.AdjustScaleSubtract {
+		if x.adjust == score.AdjustScaleSubtract {
 			scales = wordsOf[float32](sec(secScales))
 		}
 		f, err := flat.FromPartsScaled(k, x.adjust, sec(secRecords), wordsOf[uint64](sec(secIDs)), bias, scales)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -11,7 +12,7 @@ import (
 var ErrCorrupt = errors.New("flat: corrupt parts")
 
 // Parts returns the live records (Len × Stride bytes, slot order), ids and
-// Adjust values (nil for AdjustNone) as the index holds them: no copy. The
+// Adjust values (nil for score.AdjustNone) as the index holds them: no copy. The
 // slices are valid until the next Add, Remove or Detach; the caller
 // excludes writers while it reads them.
 func (x *Index) Parts() (recs []byte, ids []uint64, bias []float32) {
@@ -19,24 +20,24 @@ func (x *Index) Parts() (recs []byte, ids []uint64, bias []float32) {
 	return x.slab[:n*x.stride], x.ids, x.bias
 }
 
-// Scales returns the AdjustScaleSubtract multipliers (nil otherwise), as
+// Scales returns the score.AdjustScaleSubtract multipliers (nil otherwise), as
 // Parts does.
 func (x *Index) Scales() []float32 { return x.scale }
 
 // FromParts returns an index over recs (len(ids) × k.Stride() bytes, slot
-// order), ids and bias (one Adjust value per record; nil for AdjustNone),
+// order), ids and bias (one Adjust value per record; nil for score.AdjustNone),
 // using the slices in place: they may alias read-only memory (a mapped
 // file) as long as the caller calls Detach before the first Add or Remove.
 // Searches read recs, ids and bias; nothing is copied. It fails, wrapping
 // ErrCorrupt, when the lengths disagree or an id repeats.
-func FromParts(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias []float32) (*Index, error) {
+func FromParts(k *kernel.Kernel, adjust score.Adjust, recs []byte, ids []uint64, bias []float32) (*Index, error) {
 	return FromPartsScaled(k, adjust, recs, ids, bias, nil)
 }
 
-// FromPartsScaled is FromParts with the AdjustScaleSubtract multipliers
+// FromPartsScaled is FromParts with the score.AdjustScaleSubtract multipliers
 // (one per record for it, nil otherwise).
-func FromPartsScaled(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64, bias, scales []float32) (*Index, error) {
-	if k == nil || adjust > AdjustScaleSubtract {
+func FromPartsScaled(k *kernel.Kernel, adjust score.Adjust, recs []byte, ids []uint64, bias, scales []float32) (*Index, error) {
+	if k == nil || adjust > score.AdjustScaleSubtract {
 		return nil, fmt.Errorf("%w: no kernel or unknown adjust %d", ErrCorrupt, adjust)
 	}
 	n := len(ids)
@@ -47,13 +48,13 @@ func FromPartsScaled(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64,
 	if len(recs) != n*stride {
 		return nil, fmt.Errorf("%w: %d record bytes for %d records of %d bytes", ErrCorrupt, len(recs), n, stride)
 	}
-	if adjust == AdjustNone && bias != nil {
+	if adjust == score.AdjustNone && bias != nil {
 		return nil, fmt.Errorf("%w: adjust values given without an adjust", ErrCorrupt)
 	}
-	if adjust != AdjustNone && len(bias) != n {
+	if adjust != score.AdjustNone && len(bias) != n {
 		return nil, fmt.Errorf("%w: %d adjust values for %d records", ErrCorrupt, len(bias), n)
 	}
-	if adjust == AdjustScaleSubtract && len(scales) != n || adjust != AdjustScaleSubtract && len(scales) != 0 {
+	if adjust == score.AdjustScaleSubtract && len(scales) != n || adjust != score.AdjustScaleSubtract && len(scales) != 0 {
 		return nil, fmt.Errorf("%w: %d multipliers for %d records", ErrCorrupt, len(scales), n)
 	}
 	slots := make(map[uint64]int32, n)
@@ -67,13 +68,13 @@ func FromPartsScaled(k *kernel.Kernel, adjust Adjust, recs []byte, ids []uint64,
 	// Full slices: the first Add finds no room and copies (Reserve).
 	x.slab = recs[:len(recs):len(recs)]
 	x.ids = ids[:n:n]
-	if adjust != AdjustNone {
+	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {
-			x.bias = []float32{} // non-nil even when empty: nil means AdjustNone to Add
+			x.bias = []float32{} // non-nil even when empty: nil means score.AdjustNone to Add
 		}
 	}
-	if adjust == AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		x.scale = scales[:n:n]
 		if x.scale == nil {
 			x.scale = []float32{} // non-nil even when empty, as bias

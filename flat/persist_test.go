@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +16,7 @@ func TestPartsRoundTrip(t *testing.T) {
 	recs, ids, bias := x.Parts()
 	require.Nil(t, bias)
 	frozen := append([]byte{}, recs...)
-	y, err := FromParts(x.kern, AdjustNone, frozen, append([]uint64{}, ids...), nil)
+	y, err := FromParts(x.kern, score.AdjustNone, frozen, append([]uint64{}, ids...), nil)
 	require.NoError(t, err)
 	s := NewSearcher(1)
 	q := randomQuery(r, 40)
@@ -24,10 +25,10 @@ func TestPartsRoundTrip(t *testing.T) {
 	y.Detach()
 	before := append([]byte{}, frozen...)
 	require.NoError(t, y.Remove(ids[0]))
-	require.NoError(t, y.Add(1, recs[:x.stride], 0))
+	require.NoError(t, y.Add(1, recs[:x.stride], 0, 1))
 	require.Equal(t, before, frozen, "Detach: writes leave the parts alone")
 	require.NoError(t, x.Remove(ids[0]))
-	require.NoError(t, x.Add(1, recs[:x.stride], 0))
+	require.NoError(t, x.Add(1, recs[:x.stride], 0, 1))
 	require.Equal(t, search(x, s, nil, 10, q), search(y, s, nil, 10, q))
 }
 
@@ -36,18 +37,18 @@ func TestFromPartsRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	x, _ := newTestIndex(t, r, 20, 8, 0)
 	recs, ids, _ := x.Parts()
-	_, err := FromParts(x.kern, AdjustNone, recs[:len(recs)-1], ids, nil)
+	_, err := FromParts(x.kern, score.AdjustNone, recs[:len(recs)-1], ids, nil)
 	require.ErrorIs(t, err, ErrCorrupt)
-	_, err = FromParts(x.kern, AdjustScale, recs, ids, make([]float32, 3))
+	_, err = FromParts(x.kern, score.AdjustScale, recs, ids, make([]float32, 3))
 	require.ErrorIs(t, err, ErrCorrupt)
-	_, err = FromParts(x.kern, AdjustNone, recs, ids, make([]float32, len(ids)))
+	_, err = FromParts(x.kern, score.AdjustNone, recs, ids, make([]float32, len(ids)))
 	require.ErrorIs(t, err, ErrCorrupt)
 	dup := append([]uint64{}, ids...)
 	dup[5] = dup[2]
-	_, err = FromParts(x.kern, AdjustNone, recs, dup, nil)
+	_, err = FromParts(x.kern, score.AdjustNone, recs, dup, nil)
 	require.ErrorIs(t, err, ErrCorrupt)
-	empty, err := FromParts(x.kern, AdjustScale, nil, nil, nil)
+	empty, err := FromParts(x.kern, score.AdjustScale, nil, nil, nil)
 	require.NoError(t, err)
-	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5))
+	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5, 1))
 	require.Equal(t, []float32{0.5}, empty.bias)
 }
