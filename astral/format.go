@@ -4,8 +4,8 @@ import (
 	"math"
 
 	"github.com/astral-engine/astral/astral/internal/file"
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -130,10 +130,10 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 	if Kind(h.Structure) == KindFlat {
 		want[secIDs] = h.Count * 8
 		want[secRecords] = h.Count * uint64(h.Stride)
-		if adjust != flat.AdjustNone {
+		if adjust != score.AdjustNone {
 			want[secAdjust] = h.Count * 4
 		}
-		if adjust == flat.AdjustScaleSubtract {
+		if adjust == score.AdjustScaleSubtract {
 			want[secScales] = h.Count * 4
 		}
 	} else {
@@ -153,16 +153,16 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 
 // adjustOf is the per-record adjustment a metric uses over records of
 // kind s: a per-vector scale multiplies dot products and L2 keys.
-func adjustOf(m Metric, s Storage) flat.Adjust {
+func adjustOf(m Metric, s Storage) score.Adjust {
 	switch {
 	case m == Cosine:
-		return flat.AdjustScale // 1/|x|, in which the scale cancels
+		return score.AdjustScale // 1/|x|, in which the scale cancels
 	case m == L2 && s.Scaled():
-		return flat.AdjustScaleSubtract
+		return score.AdjustScaleSubtract
 	case m == L2:
-		return flat.AdjustSubtract
+		return score.AdjustSubtract
 	case s.Scaled():
-		return flat.AdjustScale
+		return score.AdjustScale
 	}
-	return flat.AdjustNone
+	return score.AdjustNone
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
 // Result is one hit: the id given to Add and its score (cosine similarity,
 // dot product, or squared L2 distance).
-type Result = flat.Result
+type Result = score.Result
 
 const (
 	// MaxK is the largest k a query takes.
@@ -32,7 +33,7 @@ const (
 type Index struct {
 	cfg    Config
 	rt     *Runtime
-	adjust flat.Adjust
+	adjust score.Adjust
 	kern   *kernel.Kernel
 
 	// writeMu serialises Add and Remove. mu guards which structure is live:
@@ -233,7 +234,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		x.rerank.Reserve(len(ids))
 		for i, id := range ids {
 			rs := x.rkern.Stride()
-			if err := x.rerank.Add(id, rrecs[i*rs:(i+1)*rs], rbias[i]); err != nil {
+			if err := x.rerank.Add(id, rrecs[i*rs:(i+1)*rs], rbias[i], 1); err != nil {
 				x.mu.Unlock()
 				return err // unreachable: ids were checked under writeMu
 			}
@@ -248,20 +249,20 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 			// A deterministic parallel build on the runtime's workers: the
 			// same graph whatever the thread count.
 			adj, mul := bias, scales
-			if x.adjust == flat.AdjustNone {
+			if x.adjust == score.AdjustNone {
 				adj = nil
 			}
-			if x.adjust != flat.AdjustScaleSubtract {
+			if x.adjust != score.AdjustScaleSubtract {
 				mul = nil
 			}
-			if err := g.BuildScaled(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
+			if err := g.Build(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
 				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
 			}
 			return nil
 		}
 		g.Reserve(len(ids))
 		for i, id := range ids {
-			if err := g.InsertScaled(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
+			if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
 				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
 			}
 		}
@@ -269,7 +270,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.flat.Reserve(len(ids))
 	for i, id := range ids {
-		if err := x.flat.AddScaled(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
+		if err := x.flat.Add(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
 			x.mu.Unlock()
 			return err // unreachable: ids were checked under writeMu
 		}
@@ -294,7 +295,7 @@ func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) 
 	defer x.bg.Done()
 	g, err := x.newGraph()
 	if err == nil {
-		err = g.BuildScaled(ids, recs, adj, scales, x.rt.workers(), true)
+		err = g.Build(ids, recs, adj, scales, x.rt.workers(), true)
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
@@ -305,7 +306,7 @@ func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) 
 			if op.rec == nil {
 				err = g.Delete(op.id)
 			} else {
-				err = g.InsertScaled(op.id, op.rec, op.adjust, op.scale)
+				err = g.Insert(op.id, op.rec, op.adjust, op.scale)
 			}
 			if err != nil {
 				break
@@ -690,10 +691,10 @@ func (x *Index) Stats() Stats {
 	defer x.mu.RUnlock()
 	s := Stats{Dim: x.cfg.Dim, Metric: x.cfg.Metric, Storage: x.cfg.Storage, Kernel: x.kern.Name(), Participants: 1}
 	perRecord := x.kern.Stride() + 8 // record and id
-	if x.adjust != flat.AdjustNone {
+	if x.adjust != score.AdjustNone {
 		perRecord += 4 // the per-record norm or scale
 	}
-	if x.adjust == flat.AdjustScaleSubtract {
+	if x.adjust == score.AdjustScaleSubtract {
 		perRecord += 4 // both
 	}
 	var rerankBytes int64
@@ -701,7 +702,7 @@ func (x *Index) Stats() Stats {
 	if x.rerank != nil {
 		rerankBytes = int64(x.rerank.Bytes())
 		rerankPer = float64(x.rkern.Stride() + 8) // record and id
-		if x.rerank.Adjust() != flat.AdjustNone {
+		if x.rerank.Adjust() != score.AdjustNone {
 			rerankPer += 4
 		}
 	}

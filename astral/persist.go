@@ -10,6 +10,7 @@ import (
 	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -126,12 +127,12 @@ func (x *Index) newHeader(structure Kind) *file.Header {
 // flatSections turns a flat index's parts into sections of the kinds
 // given: ids, records, then adjust values and multipliers where adjust
 // has them.
-func flatSections(p flat.Parts, adjust flat.Adjust, ids, recs, adj, scales file.Kind) []file.Part {
+func flatSections(p flat.Parts, adjust score.Adjust, ids, recs, adj, scales file.Kind) []file.Part {
 	out := []file.Part{{Kind: ids, Bytes: file.BytesOf(p.IDs)}, {Kind: recs, Bytes: p.Records}}
-	if adjust != flat.AdjustNone {
+	if adjust != score.AdjustNone {
 		out = append(out, file.Part{Kind: adj, Bytes: file.BytesOf(p.Adjust)})
 	}
-	if adjust == flat.AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		out = append(out, file.Part{Kind: scales, Bytes: file.BytesOf(p.Scales)})
 	}
 	return out
@@ -278,12 +279,12 @@ func (m checkMode) leaves(k file.Kind) bool {
 
 // flatParts turns sections of the kinds given back into a flat index's
 // parts (see flatSections).
-func flatParts(sec func(file.Kind) []byte, adjust flat.Adjust, ids, recs, adj, scales file.Kind) flat.Parts {
+func flatParts(sec func(file.Kind) []byte, adjust score.Adjust, ids, recs, adj, scales file.Kind) flat.Parts {
 	p := flat.Parts{Records: sec(recs), IDs: file.WordsOf[uint64](sec(ids))}
-	if adjust != flat.AdjustNone {
+	if adjust != score.AdjustNone {
 		p.Adjust = file.WordsOf[float32](sec(adj))
 	}
-	if adjust == flat.AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		p.Scales = file.WordsOf[float32](sec(scales))
 	}
 	return p

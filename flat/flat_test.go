@@ -1,12 +1,12 @@
 package flat
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +14,7 @@ import (
 func newTestIndex(t testing.TB, r *rand.Rand, n, dim int, dupEvery int) (*Index, [][]byte) {
 	k, err := kernel.New(nil, dim, kernel.E5M2)
 	require.NoError(t, err)
-	x := New(k, AdjustNone)
+	x := New(k, score.AdjustNone)
 	recs := make([][]byte, n)
 	for i := 0; i < n; i++ {
 		rec := make([]byte, k.Stride())
@@ -27,7 +27,7 @@ func newTestIndex(t testing.TB, r *rand.Rand, n, dim int, dupEvery int) (*Index,
 		}
 		recs[i] = rec
 		// Ids out of slot order, so "ties by id" differs from "ties by slot".
-		require.NoError(t, x.Add(uint64(n-i)*7, rec, 0))
+		require.NoError(t, x.Add(uint64(n-i)*7, rec, 0, 1))
 	}
 	return x, recs
 }
@@ -40,15 +40,15 @@ func layout(x *Index, s *Searcher, qs ...[]float32) {
 }
 
 // bruteForce scores every record with the kernel and sorts by score, then id.
-func bruteForce(x *Index, q []float32, k int) []Result {
+func bruteForce(x *Index, q []float32, k int) []score.Result {
 	qp := kernel.LayoutQuery(make([]float32, x.kern.QueryLen()), q)
 	scores := make([]float32, x.Len())
 	x.kern.Scan(qp, x.slab[:x.Len()*x.stride], scores)
-	all := make([]Result, x.Len())
+	all := make([]score.Result, x.Len())
 	for i := range all {
-		all[i] = Result{ID: x.ids[i], Score: scores[i]}
+		all[i] = score.Result{ID: x.ids[i], Score: scores[i]}
 	}
-	slices.SortFunc(all, compareResults)
+	slices.SortFunc(all, score.CompareResults)
 	return all[:min(k, len(all))]
 }
 
@@ -60,12 +60,12 @@ func randomQuery(r *rand.Rand, dim int) []float32 {
 	return q
 }
 
-func search(x *Index, s *Searcher, p *pool.Pool, k int, qs ...[]float32) [][]Result {
+func search(x *Index, s *Searcher, p *pool.Pool, k int, qs ...[]float32) [][]score.Result {
 	layout(x, s, qs...)
-	dst := make([]Result, len(qs)*k)
+	dst := make([]score.Result, len(qs)*k)
 	counts := make([]int, len(qs))
 	x.Search(s, p, len(qs), k, dst, counts)
-	out := make([][]Result, len(qs))
+	out := make([][]score.Result, len(qs))
 	for i := range qs {
 		out[i] = dst[i*k : i*k+counts[i]]
 	}
@@ -103,7 +103,7 @@ func TestSameResultsEveryThreadCount(t *testing.T) {
 	for i := range qs {
 		qs[i] = randomQuery(r, 384)
 	}
-	want := make([][]Result, len(qs))
+	want := make([][]score.Result, len(qs))
 	s0 := NewSearcher(1)
 	for i, q := range qs {
 		want[i] = search(x, s0, nil, 10, q)[0]
@@ -129,7 +129,7 @@ func TestSearchAllocatesNothing(t *testing.T) {
 	p := newPool(t, 1)
 	s := NewSearcher(2)
 	q := randomQuery(r, 384)
-	dst := make([]Result, MaxBatch*10)
+	dst := make([]score.Result, MaxBatch*10)
 	counts := make([]int, MaxBatch)
 	layout(x, s, q)
 	x.Search(s, p, 1, 10, dst, counts) // warm: scratch grows once
@@ -148,7 +148,7 @@ func TestSearchAllocatesNothing(t *testing.T) {
 func TestAddRemove(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	x, recs := newTestIndex(t, r, 100, 64, 0)
-	require.ErrorIs(t, x.Add(7, recs[0], 0), ErrDuplicateID)
+	require.ErrorIs(t, x.Add(7, recs[0], 0, 1), ErrDuplicateID)
 	require.ErrorIs(t, x.Remove(12345), ErrNotFound)
 	// Remove half, then check search against brute force and the slab.
 	for i := 0; i < 100; i += 2 {
@@ -175,37 +175,4 @@ func TestSlabAligned(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	x, _ := newTestIndex(t, r, 1000, 384, 0)
 	require.Zero(t, uintptr(addr(x.slab))&63)
-}
-
-func TestTopKOrderWithTiesAndNaN(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	for trial := 0; trial < 200; trial++ {
-		k := 1 + r.IntN(100)
-		var all []Result
-		var tk topK
-		tk.reset(k)
-		for i := 0; i < 300; i++ {
-			res := Result{ID: uint64(r.IntN(1 << 20)), Score: float32(r.IntN(10))}
-			if r.IntN(50) == 0 {
-				res.Score = float32(math.NaN())
-			}
-			if slices.ContainsFunc(all, func(a Result) bool { return a.ID == res.ID }) {
-				continue
-			}
-			all = append(all, res)
-			tk.push(res)
-		}
-		for i := range all {
-			if all[i].Score != all[i].Score {
-				all[i].Score = float32(math.Inf(-1))
-			}
-		}
-		slices.SortFunc(all, func(a, b Result) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
-		require.Equal(t, all[:min(k, len(all))], tk.sorted(nil))
-	}
 }

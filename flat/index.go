@@ -10,6 +10,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -39,32 +40,19 @@ type Index struct {
 	stride int
 	slab   []byte // len = capacity*stride; records [0, n) are live
 	ids    []uint64
-	adjust Adjust
-	bias   []float32 // per-record value of adjust, nil when AdjustNone
-	scale  []float32 // per-record multiplier of AdjustScaleSubtract, else nil
+	adjust score.Adjust
+	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
+	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
 	slots  map[uint64]int32
 }
 
-// Adjust is how a per-record value turns the kernel's dot product into the
-// score: one IEEE operation, so scores stay reproducible.
-type Adjust uint8
-
-const (
-	AdjustNone     Adjust = iota
-	AdjustScale           // score = dot × v (cosine: v = 1/|x|)
-	AdjustSubtract        // score = dot − v (L2: v = |x|²)
-	// AdjustScaleSubtract is L2 over records with a per-vector scale s:
-	// score = dot × s − v, two roundings (v = s²|x|²).
-	AdjustScaleSubtract
-)
-
 // New returns an empty index whose records the kernel k scores.
-func New(k *kernel.Kernel, adjust Adjust) *Index {
+func New(k *kernel.Kernel, adjust score.Adjust) *Index {
 	x := &Index{kern: k, stride: k.Stride(), adjust: adjust, slots: make(map[uint64]int32)}
-	if adjust != AdjustNone {
+	if adjust != score.AdjustNone {
 		x.bias = []float32{}
 	}
-	if adjust == AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		x.scale = []float32{}
 	}
 	return x
@@ -126,12 +114,9 @@ func alignedBytes(n int) []byte {
 }
 
 // Add stores one encoded record (Stride bytes, zero-padded) under id, with
-// its Adjust value.
-func (x *Index) Add(id uint64, rec []byte, bias float32) error { return x.AddScaled(id, rec, bias, 1) }
-
-// AddScaled is Add with the record's multiplier for AdjustScaleSubtract
-// (ignored by the other adjusts).
-func (x *Index) AddScaled(id uint64, rec []byte, bias, scale float32) error {
+// its adjust value and its multiplier (read only by
+// score.score.AdjustScaleSubtract).
+func (x *Index) Add(id uint64, rec []byte, bias, scale float32) error {
 	if _, dup := x.slots[id]; dup {
 		return ErrDuplicateID
 	}
@@ -182,7 +167,7 @@ func (x *Index) Remove(id uint64) error {
 
 // Snapshot copies every record, id, Adjust value and multiplier, in slot
 // order: the input of an HNSW build that replaces this index. adj is nil
-// for AdjustNone, scales unless AdjustScaleSubtract.
+// for score.AdjustNone, scales unless score.AdjustScaleSubtract.
 func (x *Index) Snapshot() (ids []uint64, recs []byte, adj, scales []float32) {
 	n := len(x.ids)
 	ids = append([]uint64(nil), x.ids...)
@@ -197,13 +182,13 @@ func (x *Index) Snapshot() (ids []uint64, recs []byte, adj, scales []float32) {
 }
 
 // Adjust is the index's score adjustment.
-func (x *Index) Adjust() Adjust { return x.adjust }
+func (x *Index) Adjust() score.Adjust { return x.adjust }
 
 // Rescore replaces each result's score by this index's score of the same
 // id against qp (laid out by its kernel), then sorts them best first, ties
 // by id. An id not stored here scores -Inf (callers keep both in step, so
 // it does not happen). slots and scores are scratch of at least len(res).
-func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []float32) {
+func (x *Index) Rescore(qp []float32, res []score.Result, slots []uint32, scores []float32) {
 	slots, scores = slots[:len(res)], scores[:len(res)]
 	if len(x.ids) == 0 {
 		for i := range res {
@@ -217,7 +202,7 @@ func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []flo
 		slots[i], missing = uint32(s), missing || !ok
 	}
 	x.kern.ScanIDs(qp, x.slab, x.stride, slots, scores)
-	x.adjustSlots(scores, slots)
+	x.adjust.Slots(scores, x.bias, x.scale, slots)
 	for i := range res {
 		res[i].Score = scores[i]
 		if missing {
@@ -226,26 +211,7 @@ func (x *Index) Rescore(qp []float32, res []Result, slots []uint32, scores []flo
 			}
 		}
 	}
-	slices.SortFunc(res, compareResults)
-}
-
-// adjustSlots applies the index's Adjust to scores of the records in slots
-// (one per score), as Search does.
-func (x *Index) adjustSlots(scores []float32, slots []uint32) {
-	switch x.adjust {
-	case AdjustScale:
-		for i, s := range slots {
-			scores[i] *= x.bias[s]
-		}
-	case AdjustSubtract:
-		for i, s := range slots {
-			scores[i] -= x.bias[s]
-		}
-	case AdjustScaleSubtract:
-		for i, s := range slots {
-			scores[i] = float32(scores[i]*x.scale[s]) - x.bias[s]
-		}
-	}
+	slices.SortFunc(res, score.CompareResults)
 }
 
 // RecordBytes is the memory the records themselves take.

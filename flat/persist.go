@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -35,9 +36,9 @@ func (x *Index) Parts() Parts {
 // Detach before the first Add or Remove. Searches read them; nothing is
 // copied. It fails, wrapping ErrCorrupt, when the lengths disagree or an
 // id repeats.
-func FromParts(k *kernel.Kernel, adjust Adjust, p Parts) (*Index, error) {
+func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	recs, ids, bias, scales := p.Records, p.IDs, p.Adjust, p.Scales
-	if k == nil || adjust > AdjustScaleSubtract {
+	if k == nil || adjust > score.AdjustScaleSubtract {
 		return nil, fmt.Errorf("%w: no kernel or unknown adjust %d", ErrCorrupt, adjust)
 	}
 	n := len(ids)
@@ -48,13 +49,13 @@ func FromParts(k *kernel.Kernel, adjust Adjust, p Parts) (*Index, error) {
 	if len(recs) != n*stride {
 		return nil, fmt.Errorf("%w: %d record bytes for %d records of %d bytes", ErrCorrupt, len(recs), n, stride)
 	}
-	if adjust == AdjustNone && bias != nil {
+	if adjust == score.AdjustNone && bias != nil {
 		return nil, fmt.Errorf("%w: adjust values given without an adjust", ErrCorrupt)
 	}
-	if adjust != AdjustNone && len(bias) != n {
+	if adjust != score.AdjustNone && len(bias) != n {
 		return nil, fmt.Errorf("%w: %d adjust values for %d records", ErrCorrupt, len(bias), n)
 	}
-	if adjust == AdjustScaleSubtract && len(scales) != n || adjust != AdjustScaleSubtract && len(scales) != 0 {
+	if adjust == score.AdjustScaleSubtract && len(scales) != n || adjust != score.AdjustScaleSubtract && len(scales) != 0 {
 		return nil, fmt.Errorf("%w: %d multipliers for %d records", ErrCorrupt, len(scales), n)
 	}
 	slots := make(map[uint64]int32, n)
@@ -68,13 +69,13 @@ func FromParts(k *kernel.Kernel, adjust Adjust, p Parts) (*Index, error) {
 	// Full slices: the first Add finds no room and copies (Reserve).
 	x.slab = recs[:len(recs):len(recs)]
 	x.ids = ids[:n:n]
-	if adjust != AdjustNone {
+	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {
 			x.bias = []float32{} // non-nil even when empty: nil means AdjustNone to Add
 		}
 	}
-	if adjust == AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		x.scale = scales[:n:n]
 		if x.scale == nil {
 			x.scale = []float32{} // non-nil even when empty, as bias

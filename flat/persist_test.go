@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +17,7 @@ func TestPartsRoundTrip(t *testing.T) {
 	recs, ids := p.Records, p.IDs
 	require.Nil(t, p.Adjust)
 	frozen := append([]byte{}, recs...)
-	y, err := FromParts(x.kern, AdjustNone, Parts{Records: frozen, IDs: append([]uint64{}, ids...)})
+	y, err := FromParts(x.kern, score.AdjustNone, Parts{Records: frozen, IDs: append([]uint64{}, ids...)})
 	require.NoError(t, err)
 	s := NewSearcher(1)
 	q := randomQuery(r, 40)
@@ -25,10 +26,10 @@ func TestPartsRoundTrip(t *testing.T) {
 	y.Detach()
 	before := append([]byte{}, frozen...)
 	require.NoError(t, y.Remove(ids[0]))
-	require.NoError(t, y.Add(1, recs[:x.stride], 0))
+	require.NoError(t, y.Add(1, recs[:x.stride], 0, 1))
 	require.Equal(t, before, frozen, "Detach: writes leave the parts alone")
 	require.NoError(t, x.Remove(ids[0]))
-	require.NoError(t, x.Add(1, recs[:x.stride], 0))
+	require.NoError(t, x.Add(1, recs[:x.stride], 0, 1))
 	require.Equal(t, search(x, s, nil, 10, q), search(y, s, nil, 10, q))
 }
 
@@ -41,26 +42,26 @@ func TestFromPartsRefuses(t *testing.T) {
 	n := len(ids)
 	for _, c := range []struct {
 		why    string
-		adjust Adjust
+		adjust score.Adjust
 		p      Parts
 	}{
-		{"a record short", AdjustNone, Parts{Records: recs[:len(recs)-1], IDs: ids}},
-		{"adjust values short", AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, 3)}},
-		{"adjust values without an adjust", AdjustNone, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n)}},
-		{"multipliers short", AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n-1)}},
-		{"multipliers without their adjust", AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)}},
+		{"a record short", score.AdjustNone, Parts{Records: recs[:len(recs)-1], IDs: ids}},
+		{"adjust values short", score.AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, 3)}},
+		{"adjust values without an adjust", score.AdjustNone, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n)}},
+		{"multipliers short", score.AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n-1)}},
+		{"multipliers without their adjust", score.AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)}},
 	} {
 		_, err := FromParts(x.kern, c.adjust, c.p)
 		require.ErrorIs(t, err, ErrCorrupt, c.why)
 	}
 	dup := append([]uint64{}, ids...)
 	dup[5] = dup[2]
-	_, err := FromParts(x.kern, AdjustNone, Parts{Records: recs, IDs: dup})
+	_, err := FromParts(x.kern, score.AdjustNone, Parts{Records: recs, IDs: dup})
 	require.ErrorIs(t, err, ErrCorrupt)
-	_, err = FromParts(x.kern, AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)})
+	_, err = FromParts(x.kern, score.AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)})
 	require.NoError(t, err)
-	empty, err := FromParts(x.kern, AdjustScale, Parts{})
+	empty, err := FromParts(x.kern, score.AdjustScale, Parts{})
 	require.NoError(t, err)
-	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5))
+	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5, 1))
 	require.Equal(t, []float32{0.5}, empty.bias)
 }

@@ -2,13 +2,14 @@ package flat
 
 import (
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
 // part is one participant's private state, padded so two participants never
 // write the same cache line.
 type part struct {
-	top     [MaxBatch]topK
+	top     [MaxBatch]score.TopK
 	scores  []float32 // chunk*MaxBatch scores
 	scratch []float32 // batch decode buffer
 	_       [64]byte
@@ -20,7 +21,7 @@ type part struct {
 type Searcher struct {
 	qps    []float32
 	parts  []part
-	merged topK
+	merged score.TopK
 	job    job
 }
 
@@ -69,7 +70,7 @@ func (x *Index) participants(p *pool.Pool, limit int) int {
 // s.QueryBuffer and writes query q's results, best first, to
 // dst[q*k : q*k+counts[q]]. The results are the same, bit for bit and in
 // order, whatever p's worker count, and for batch and single queries.
-func (x *Index) Search(s *Searcher, p *pool.Pool, nq, k int, dst []Result, counts []int) {
+func (x *Index) Search(s *Searcher, p *pool.Pool, nq, k int, dst []score.Result, counts []int) {
 	if nq < 1 || nq > MaxBatch || k < 1 || k > MaxK || len(dst) < nq*k || len(counts) < nq {
 		panic("flat: Search arguments out of range")
 	}
@@ -82,13 +83,17 @@ func (x *Index) Search(s *Searcher, p *pool.Pool, nq, k int, dst []Result, count
 	kk := min(k, len(x.ids))
 	for q := 0; q < nq; q++ {
 		m := &s.merged
-		m.reset(kk)
+		m.Reset(kk)
 		for i := 0; i < s.job.nparts; i++ {
-			for _, r := range s.parts[i].top[q].h {
-				m.push(r)
+			for _, e := range s.parts[i].top[q].Entries() {
+				m.Push(e)
 			}
 		}
-		counts[q] = len(m.sorted(dst[q*k : q*k])) // sorted writes in place
+		out := dst[q*k : q*k+kk]
+		for i, e := range m.Sorted() {
+			out[i] = e.Result()
+		}
+		counts[q] = m.Len()
 	}
 }
 
@@ -99,7 +104,7 @@ func (j *job) RunPart(i int) {
 	lo, hi := n*i/j.nparts, n*(i+1)/j.nparts
 	kk := min(j.k, n)
 	for q := 0; q < j.nq; q++ {
-		pt.top[q].reset(kk)
+		pt.top[q].Reset(kk)
 	}
 	if need := chunk * j.nq; cap(pt.scores) < need {
 		pt.scores = make([]float32, chunk*MaxBatch)
@@ -120,32 +125,20 @@ func (j *job) RunPart(i int) {
 		}
 		ids := x.ids[base : base+m]
 		for q := 0; q < j.nq; q++ {
-			x.adjustScores(scores[q*m:(q+1)*m], base)
-			collect(&pt.top[q], scores[q*m:(q+1)*m], ids)
+			x.adjust.Chunk(scores[q*m:(q+1)*m], x.bias, x.scale, base)
+			collect(&pt.top[q], scores[q*m:(q+1)*m], ids, base)
 		}
-	}
-}
-
-// adjustScores applies the per-record values to a chunk's scores.
-func (x *Index) adjustScores(scores []float32, base int) {
-	switch x.adjust {
-	case AdjustScale:
-		kernel.Mul(scores, x.bias[base:])
-	case AdjustSubtract:
-		kernel.Sub(scores, x.bias[base:])
-	case AdjustScaleSubtract:
-		kernel.Mul(scores, x.scale[base:])
-		kernel.Sub(scores, x.bias[base:])
 	}
 }
 
 // collect offers one query's scores of a chunk to t. Past the first chunks
 // almost no score reaches the threshold, so a vector compare skips to the
-// next candidate instead of branching on every score.
-func collect(t *topK, scores []float32, ids []uint64) {
-	for i := kernel.FirstAtLeast(scores, t.threshold()); i < len(scores); {
-		t.push(Result{ID: ids[i], Score: scores[i]})
+// next candidate instead of branching on every score. base is the slot of
+// the chunk's first record.
+func collect(t *score.TopK, scores []float32, ids []uint64, base int) {
+	for i := kernel.FirstAtLeast(scores, t.Threshold()); i < len(scores); {
+		t.Push(score.Entry{Score: score.Ranked(scores[i]), Slot: uint32(base + i), ID: ids[i]})
 		i++
-		i += kernel.FirstAtLeast(scores[i:], t.threshold())
+		i += kernel.FirstAtLeast(scores[i:], t.Threshold())
 	}
 }

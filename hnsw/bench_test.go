@@ -8,6 +8,7 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 )
 
 // benchBuild builds d's graph with workers runtime workers plus the caller
@@ -20,7 +21,7 @@ func benchBuild(b *testing.B, d *data, workers int, deterministic bool) *Graph {
 	defer p.Close()
 	g := newGraph(b, d, Config{Seed: 1})
 	start := time.Now()
-	if err := g.Build(d.ids, d.recs, d.adj, p, deterministic); err != nil {
+	if err := g.Build(d.ids, d.recs, d.adj, nil, p, deterministic); err != nil {
 		b.Fatal(err)
 	}
 	el := time.Since(start)
@@ -32,7 +33,7 @@ func benchBuild(b *testing.B, d *data, workers int, deterministic bool) *Graph {
 // BenchmarkBuild100k builds the reference workload (100,000 × 384 random)
 // on all usable CPUs: go test -run '^$' -bench Build100k -benchtime 1x ./hnsw/
 func BenchmarkBuild100k(b *testing.B) {
-	d := load(b, "random", 100000, 1, 384, flat.AdjustScale)
+	d := load(b, "random", 100000, 1, 384, score.AdjustScale)
 	for _, det := range []bool{false, true} {
 		b.Run(fmt.Sprintf("deterministic=%v", det), func(b *testing.B) {
 			for b.Loop() {
@@ -45,7 +46,7 @@ func BenchmarkBuild100k(b *testing.B) {
 // BenchmarkBuild20k is the clustered 20,000 × 384 build with 1 worker plus
 // the caller (the 2 cores of CI) and with 2 workers plus the caller.
 func BenchmarkBuild20k(b *testing.B) {
-	d := load(b, "clustered", 20000, 64, 384, flat.AdjustScale)
+	d := load(b, "clustered", 20000, 64, 384, score.AdjustScale)
 	for _, workers := range []int{1, 2} {
 		for _, det := range []bool{false, true} {
 			b.Run(fmt.Sprintf("workers=%d/deterministic=%v", workers, det), func(b *testing.B) {
@@ -69,15 +70,15 @@ func BenchmarkSearch20k(b *testing.B) {
 }
 
 func benchSearch(b *testing.B, name string) {
-	d := load(b, name, 20000, 64, 384, flat.AdjustScale)
+	d := load(b, name, 20000, 64, 384, score.AdjustScale)
 	g := benchBuild(b, d, 1, true)
 	truth := exact(b, d, nil, 10)
 	x := flat.New(d.k, d.adjust)
 	for i := 0; i < d.n(); i++ {
-		_ = x.Add(d.ids[i], d.rec(i), d.adj[i])
+		_ = x.Add(d.ids[i], d.rec(i), d.adj[i], 1)
 	}
 	fs := flat.NewSearcher(1)
-	fres, counts := make([]flat.Result, 10), make([]int, 1)
+	fres, counts := make([]score.Result, 10), make([]int, 1)
 	b.Run("flat", func(b *testing.B) {
 		for b.Loop() {
 			p50 := timedPasses(d, func(qp []float32) {
@@ -88,7 +89,7 @@ func benchSearch(b *testing.B, name string) {
 		}
 	})
 	s := NewSearcher()
-	res := make([]flat.Result, 0, 10)
+	res := make([]score.Result, 0, 10)
 	for _, ef := range []int{16, 32, 64, 128, 256, 512} {
 		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
 			for b.Loop() {

@@ -6,12 +6,13 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 )
 
 // Build inserts len(ids) records (recs holds them back to back, kernel
-// stride apart) with their adjust values (nil for AdjustNone), in parallel
+// stride apart) with their adjust values (nil for AdjustNone) and
+// multipliers (one per id for AdjustScaleSubtract, else nil), in parallel
 // on p's workers plus the caller (p nil: serially). On an error nothing is
 // inserted.
 //
@@ -24,21 +25,15 @@ import (
 // concurrently, in hnswlib's manner. Either way the result is a valid
 // graph while inserts, deletes and searches run alongside; only the
 // deterministic mode's guarantee needs Build to be the sole writer.
-func (g *Graph) Build(ids []uint64, recs []byte, adj []float32, p *pool.Pool, deterministic bool) error {
-	return g.BuildScaled(ids, recs, adj, nil, p, deterministic)
-}
-
-// BuildScaled is Build with the records' multipliers for
-// flat.AdjustScaleSubtract (one per id for it, nil otherwise).
-func (g *Graph) BuildScaled(ids []uint64, recs []byte, adj, scales []float32, p *pool.Pool, deterministic bool) error {
+func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, p *pool.Pool, deterministic bool) error {
 	n := len(ids)
 	if len(recs) != n*g.recBytes {
 		return ErrRecordSize
 	}
-	if (adj != nil || g.adjust != flat.AdjustNone) && len(adj) != n {
+	if (adj != nil || g.adjust != score.AdjustNone) && len(adj) != n {
 		return errors.New("hnsw: Build needs one adjust value per id")
 	}
-	if g.adjust == flat.AdjustScaleSubtract && len(scales) != n || g.adjust != flat.AdjustScaleSubtract && scales != nil {
+	if g.adjust == score.AdjustScaleSubtract && len(scales) != n || g.adjust != score.AdjustScaleSubtract && scales != nil {
 		return errors.New("hnsw: Build needs one multiplier per id for AdjustScaleSubtract, else none")
 	}
 	if n == 0 {
@@ -279,31 +274,23 @@ func (b *builder) plan(s *Searcher, in int) {
 		cands := s.cands[:0]
 		if l <= top {
 			g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
-			found := s.res.sortBest()
+			found := s.res.Sorted()
 			cands = append(cands, found...)
 			s.entries = append(s.entries[:0], found...)
 		}
 		for _, e := range peerEs {
-			if int(b.levels[e.slot-b.first]) >= l {
+			if int(b.levels[e.Slot-b.first]) >= l {
 				cands = append(cands, e)
 			}
 		}
-		slices.SortFunc(cands, func(x, y entry) int {
-			if better(x, y) {
-				return -1
-			}
-			if better(y, x) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(cands, score.CompareEntries)
 		cands = cands[:min(len(cands), efc)]
 		s.cands = cands
 		sel := g.selectNeighbors(st, s, cands, g.ownLinks(l))
 		list := plan[l*(1+g.ownM0) : (l+1)*(1+g.ownM0)]
 		list[0] = uint32(len(sel))
 		for i, e := range sel {
-			list[1+i] = e.slot
+			list[1+i] = e.Slot
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 )
 
 // Compact reconnects the neighbours of tombstoned nodes and reclaims their
@@ -212,15 +213,7 @@ func (c *compactor) repair(s *Searcher, part int, x uint32) {
 			live = append(live, g.entryOf(old, n, scores[i], own))
 		}
 		s.peers = live
-		slices.SortFunc(live, func(a, b entry) int {
-			if better(a, b) {
-				return -1
-			}
-			if better(b, a) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(live, score.CompareEntries)
 		sel := slots(out[:0], g.selectNeighbors(old, s, live, g.maxLinks(l)))
 		for _, n := range sel {
 			if !contains(links, n) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,7 @@ import (
 // apart with their adjust values, and queries laid out for the metric.
 type data struct {
 	k      *kernel.Kernel
-	adjust flat.Adjust
+	adjust score.Adjust
 	ids    []uint64
 	recs   []byte
 	adj    []float32
@@ -39,11 +40,11 @@ var fixtureCache sync.Map
 // load generates fixture name (n × dim, nq queries) for a metric: cosine
 // (AdjustScale), l2 (AdjustSubtract) or dot (AdjustNone). Ids are 1000+i so
 // they differ from slots.
-func load(t testing.TB, name string, n, nq, dim int, adjust flat.Adjust) *data {
+func load(t testing.TB, name string, n, nq, dim int, adjust score.Adjust) *data {
 	type key struct {
 		name       string
 		n, nq, dim int
-		adjust     flat.Adjust
+		adjust     score.Adjust
 	}
 	kk := key{name, n, nq, dim, adjust}
 	if d, ok := fixtureCache.Load(kk); ok {
@@ -58,7 +59,7 @@ func load(t testing.TB, name string, n, nq, dim int, adjust flat.Adjust) *data {
 	for i := 0; i < n; i++ {
 		d.ids = append(d.ids, uint64(1000+i))
 		row := set.Row(i)
-		if adjust == flat.AdjustNone {
+		if adjust == score.AdjustNone {
 			row = scaled(row, 1+float32(i%7)/4) // unnormalized, so dot differs from cosine
 		}
 		rec := d.rec(i)
@@ -67,18 +68,18 @@ func load(t testing.TB, name string, n, nq, dim int, adjust flat.Adjust) *data {
 		kernel.DecodeE5M2Slice(dec, rec[:dim])
 		k.Scan(kernel.LayoutQuery(qp, dec), rec, out)
 		switch adjust {
-		case flat.AdjustScale:
+		case score.AdjustScale:
 			d.adj[i] = float32(1 / math.Sqrt(float64(out[0])))
-		case flat.AdjustSubtract:
+		case score.AdjustSubtract:
 			d.adj[i] = out[0]
 		}
 	}
-	if adjust == flat.AdjustNone {
+	if adjust == score.AdjustNone {
 		d.adj = nil
 	}
 	for j := 0; j < nq; j++ {
 		q := set.Query(j)
-		if adjust == flat.AdjustSubtract {
+		if adjust == score.AdjustSubtract {
 			q = scaled(q, 2) // score 2q·x − |x|²
 		}
 		d.qps = append(d.qps, kernel.LayoutQuery(make([]float32, k.QueryLen()), q))
@@ -97,7 +98,7 @@ func scaled(v []float32, f float32) []float32 {
 
 // exact is flat search over the same records: the truth graph results are
 // measured against (recall_vs_exact_quantized), restricted to live ids.
-func exact(t testing.TB, d *data, live func(i int) bool, k int) [][]flat.Result {
+func exact(t testing.TB, d *data, live func(i int) bool, k int) [][]score.Result {
 	x := flat.New(d.k, d.adjust)
 	for i := 0; i < d.n(); i++ {
 		if live == nil || live(i) {
@@ -105,14 +106,14 @@ func exact(t testing.TB, d *data, live func(i int) bool, k int) [][]flat.Result 
 			if d.adj != nil {
 				a = d.adj[i]
 			}
-			require.NoError(t, x.Add(d.ids[i], d.rec(i), a))
+			require.NoError(t, x.Add(d.ids[i], d.rec(i), a, 1))
 		}
 	}
 	s := flat.NewSearcher(1)
-	out := make([][]flat.Result, len(d.qps))
+	out := make([][]score.Result, len(d.qps))
 	for j, qp := range d.qps {
 		copy(s.QueryBuffer(x, 1), qp)
-		res, counts := make([]flat.Result, k), make([]int, 1)
+		res, counts := make([]score.Result, k), make([]int, 1)
 		x.Search(s, nil, 1, k, res, counts)
 		out[j] = res[:counts[0]]
 	}
@@ -120,10 +121,10 @@ func exact(t testing.TB, d *data, live func(i int) bool, k int) [][]flat.Result 
 }
 
 // recall is the mean fraction of truth's ids each search finds.
-func recall(t testing.TB, g *Graph, d *data, truth [][]flat.Result, k, ef int) float64 {
+func recall(t testing.TB, g *Graph, d *data, truth [][]score.Result, k, ef int) float64 {
 	s := NewSearcher()
 	hit, total := 0, 0
-	var res []flat.Result
+	var res []score.Result
 	for j, qp := range d.qps {
 		res = g.Search(s, qp, k, ef, res)
 		want := map[uint64]bool{}
@@ -148,7 +149,7 @@ func newGraph(t testing.TB, d *data, cfg Config) *Graph {
 
 // checkResults checks one result list: best first, no repeated id, and each
 // score the exact score of that id's record.
-func checkResults(t testing.TB, d *data, qp []float32, res []flat.Result) {
+func checkResults(t testing.TB, d *data, qp []float32, res []score.Result) {
 	t.Helper()
 	seen := map[uint64]bool{}
 	for i, r := range res {
@@ -166,9 +167,9 @@ func exactScore(d *data, qp []float32, i int) float32 {
 	out := make([]float32, 1)
 	d.k.Scan(qp, d.rec(i), out)
 	switch d.adjust {
-	case flat.AdjustScale:
+	case score.AdjustScale:
 		kernel.Mul(out, d.adj[i:])
-	case flat.AdjustSubtract:
+	case score.AdjustSubtract:
 		kernel.Sub(out, d.adj[i:])
 	}
 	return out[0]
@@ -180,7 +181,7 @@ func (d *data) rec2query(i int) []float32 {
 	dec := make([]float32, d.k.QueryLen())
 	for c, b := range d.rec(i) {
 		dec[c] = kernel.DecodeE5M2(b)
-		if d.adjust == flat.AdjustScale {
+		if d.adjust == score.AdjustScale {
 			dec[c] *= d.adj[i]
 		}
 	}

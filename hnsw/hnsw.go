@@ -38,7 +38,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -87,15 +87,14 @@ type Config struct {
 // Graph is an HNSW index. All methods are safe for concurrent use.
 type Graph struct {
 	kern   *kernel.Kernel
-	adjust flat.Adjust
+	adjust score.Adjust
 	cfg    Config
 
 	maxM, maxM0 int
 	// ownM0 is how many level-0 links an inserted node selects for itself:
-	// M + M/4, where hnswlib takes M and FAISS 2·M. The extra diverse
-	// links raised recall at equal ef (100k × 384, ef 16–512, README) by
-	// 0.004–0.04 for at most a few per cent of latency; 2·M raised it a
-	// little more but cost up to 29% latency at ef 16 on clustered data.
+	// M + M/4, where hnswlib takes M and FAISS 2·M. The extra diverse links
+	// buy recall at equal ef for little latency; 2·M costs much more time
+	// (README, "HNSW against hnswlib", has the measurements).
 	ownM0    int
 	recBytes int // record length (the kernel's stride)
 	recWords int // record length in words: the header follows
@@ -120,21 +119,21 @@ type Graph struct {
 
 // New returns an empty graph whose records k scores, with adjust applied
 // to each score as in flat.
-func New(k *kernel.Kernel, adjust flat.Adjust, cfg Config) (*Graph, error) {
+func New(k *kernel.Kernel, adjust score.Adjust, cfg Config) (*Graph, error) {
 	if cfg.M == 0 {
 		cfg.M = DefaultM
 	}
 	if cfg.EfConstruction == 0 {
 		cfg.EfConstruction = DefaultEfConstruction
 	}
-	if cfg.M < 2 || cfg.M > MaxM || cfg.EfConstruction < 0 || k == nil || adjust > flat.AdjustScaleSubtract {
+	if cfg.M < 2 || cfg.M > MaxM || cfg.EfConstruction < 0 || k == nil || !adjust.Valid() {
 		return nil, ErrConfig
 	}
 	cfg.EfConstruction = min(max(cfg.EfConstruction, cfg.M), MaxEf)
 	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ownM0: cfg.M + cfg.M/4, ids: make(map[uint64]uint32)}
 	g.recBytes = k.Stride()
 	g.recWords = g.recBytes / 4
-	if adjust == flat.AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		g.recWords++ // the record's multiplier, just before the header
 	}
 	// No rounding to cache lines: it would cost 44 bytes a node at dim
@@ -159,7 +158,7 @@ func (g *Graph) Config() Config { return g.cfg }
 func (g *Graph) Kernel() *kernel.Kernel { return g.kern }
 
 // Adjust returns how record values adjust scores.
-func (g *Graph) Adjust() flat.Adjust { return g.adjust }
+func (g *Graph) Adjust() score.Adjust { return g.adjust }
 
 // levelFor draws id's level from a PCG keyed by the seed and the id.
 func (g *Graph) levelFor(id uint64) int {
@@ -237,14 +236,9 @@ func (g *Graph) Reserve(n int) {
 func (g *Graph) lock(slot uint32) *sync.Mutex { return &g.locks[slot&(nLocks-1)] }
 
 // Insert adds one record (kernel stride bytes, zero-padded, as flat stores
-// it) under id with its adjust value.
-func (g *Graph) Insert(id uint64, rec []byte, adj float32) error {
-	return g.InsertScaled(id, rec, adj, 1)
-}
-
-// InsertScaled is Insert with the record's multiplier for
-// flat.AdjustScaleSubtract (ignored by the other adjusts).
-func (g *Graph) InsertScaled(id uint64, rec []byte, adj, scale float32) error {
+// it) under id with its adjust value and its multiplier (read only by
+// score.AdjustScaleSubtract).
+func (g *Graph) Insert(id uint64, rec []byte, adj, scale float32) error {
 	if len(rec) != g.recBytes {
 		return ErrRecordSize
 	}
@@ -314,7 +308,7 @@ func (g *Graph) writeNode(st *storage, slot uint32, rec []byte, adj, scale float
 	copy(g.record(st, slot), rec)
 	h := g.head(slot)
 	st.words[h+hAdj] = math.Float32bits(adj)
-	if g.adjust == flat.AdjustScaleSubtract {
+	if g.adjust == score.AdjustScaleSubtract {
 		st.words[h-1] = math.Float32bits(scale)
 	}
 }
@@ -363,7 +357,7 @@ func (g *Graph) release(s *Searcher) {
 // both capped at MaxEf) and appends them to dst[:0], best first (higher
 // score, then lower id). With cap(dst) >= k and a warmed-up s it allocates
 // nothing. An empty graph or k < 1 gives no results.
-func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []flat.Result) []flat.Result {
+func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []score.Result) []score.Result {
 	dst = dst[:0]
 	if len(qp) < g.kern.QueryLen() {
 		panic("hnsw: query shorter than the kernel's QueryLen")
@@ -388,51 +382,44 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []flat.Result) 
 	if top >= 1 {
 		// Level 1 gets a small beam rather than a greedy step, and all of
 		// its best nodes enter level 0: a greedy descent often ends beside
-		// the query's cluster, which a small ef cannot leave (clustered,
-		// ef 16: recall 0.634 → 0.695; README, "HNSW against hnswlib").
-		s.res.ef = min(max(ef/2, 1), upperBeam)
+		// the query's cluster, which a small ef cannot leave (README, "HNSW
+		// against hnswlib", has the measurements).
+		s.res.Reset(min(max(ef/2, 1), upperBeam))
 		g.searchLayer(st, s, qp, 0, s.entries, 1, noSlot, true)
-		s.entries = append(s.entries[:0], s.res.h...)
-		s.res.ef = ef
+		s.entries = append(s.entries[:0], s.res.Entries()...)
+		s.res.Reset(ef)
 	}
 	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
-	for _, e := range s.res.sortBest()[:min(k, len(s.res.h))] {
-		dst = append(dst, flat.Result{ID: e.id, Score: e.score})
+	for _, e := range s.res.Sorted()[:min(k, s.res.Len())] {
+		dst = append(dst, e.Result())
 	}
 	return dst
 }
 
 // entryOf turns a kernel dot of slot into its scored entry: the record's
-// adjust value, minus own (construction only, see the package comment).
-// Each float32 conversion rounds, so no compiler fuses the steps.
-func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) entry {
+// adjustment (score.Adjust.Of), minus own (construction only, see the
+// package comment; own is 0 wherever subtracting it could change bits).
+func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) score.Entry {
 	h := g.head(slot)
-	a := math.Float32frombits(st.words[h+hAdj])
-	switch g.adjust {
-	case flat.AdjustScale:
-		dot = float32(dot * a)
-	case flat.AdjustSubtract:
-		dot = float32(dot-a) - own
-	case flat.AdjustScaleSubtract:
-		dot = float32(float32(dot*math.Float32frombits(st.words[h-1]))-a) - own
+	var mul float32
+	if g.adjust == score.AdjustScaleSubtract {
+		mul = math.Float32frombits(st.words[h-1])
 	}
-	if dot != dot { // NaN ranks last, as in flat
-		dot = float32(math.Inf(-1))
-	}
-	return entry{score: dot, slot: slot, id: uint64(st.words[h+hIDLo]) | uint64(st.words[h+hIDHi])<<32}
+	sc := g.adjust.Of(dot, math.Float32frombits(st.words[h+hAdj]), mul) - own
+	return score.Entry{Score: score.Ranked(sc), Slot: slot, ID: uint64(st.words[h+hIDLo]) | uint64(st.words[h+hIDHi])<<32}
 }
 
 // score1 scores one node.
-func (g *Graph) score1(st *storage, s *Searcher, qp []float32, own float32, slot uint32) entry {
+func (g *Graph) score1(st *storage, s *Searcher, qp []float32, own float32, slot uint32) score.Entry {
 	s.ids[0] = slot
 	g.kern.ScanIDs(qp, st.bytes, g.bstride, s.ids[:1], s.scores[:1])
 	return g.entryOf(st, slot, s.scores[0], own)
 }
 
 // greedy walks level l from cur to a local best: the upper-level descent.
-func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur entry, l int) entry {
+func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur score.Entry, l int) score.Entry {
 	for {
-		links := g.readLinks(st, cur.slot, l, s.links)
+		links := g.readLinks(st, cur.Slot, l, s.links)
 		if len(links) == 0 {
 			return cur
 		}
@@ -440,11 +427,11 @@ func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur 
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, links, scores)
 		best := cur
 		for i, n := range links {
-			if e := g.entryOf(st, n, scores[i], own); better(e, best) {
+			if e := g.entryOf(st, n, scores[i], own); e.Better(best) {
 				best = e
 			}
 		}
-		if best.slot == cur.slot {
+		if best.Slot == cur.Slot {
 			return cur
 		}
 		cur = best
@@ -455,31 +442,31 @@ func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur 
 // from entries keeping the ef best live nodes in s.res (s.begin set ef).
 // Tombstoned nodes are walked through but kept only with keepDeleted. self,
 // when not noSlot, is the node being inserted, which must not find itself.
-func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32, entries []entry, l int, self uint32, keepDeleted bool) {
+func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool) {
 	var skip uint32 = flagDeleted
 	if keepDeleted {
 		skip = 0
 	}
 	s.newEpoch()
 	s.cand.h = s.cand.h[:0]
-	s.res.h = s.res.h[:0]
+	s.res.Clear()
 	if self != noSlot {
 		s.visit(self)
 	}
 	for _, e := range entries {
-		if s.visit(e.slot) {
+		if s.visit(e.Slot) {
 			s.cand.push(e)
-			if g.flags(st, e.slot)&skip == 0 {
-				s.res.push(e)
+			if g.flags(st, e.Slot)&skip == 0 {
+				s.res.Push(e)
 			}
 		}
 	}
 	for len(s.cand.h) > 0 {
 		c := s.cand.pop()
-		if s.res.full() && better(s.res.worst(), c) {
+		if s.res.Full() && s.res.Worst().Better(c) {
 			break // nothing left can improve the result set
 		}
-		links := g.readLinks(st, c.slot, l, s.links)
+		links := g.readLinks(st, c.Slot, l, s.links)
 		m := 0
 		for _, n := range links {
 			if s.visit(n) {
@@ -494,10 +481,10 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		for i, n := range ids {
 			e := g.entryOf(st, n, scores[i], own)
-			if s.res.admits(e) {
+			if s.res.Admits(e) {
 				s.cand.push(e)
 				if g.flags(st, n)&skip == 0 {
-					s.res.push(e)
+					s.res.Push(e)
 				}
 			}
 		}
@@ -507,9 +494,9 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 // searchLayerLive is the construction search: it keeps live nodes only,
 // unless every node it reaches is deleted; then it links the new node to
 // those, which still route, rather than leave it unreachable until Compact.
-func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []entry, l int, self uint32) {
+func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32) {
 	g.searchLayer(st, s, qp, own, entries, l, self, false)
-	if len(s.res.h) == 0 {
+	if s.res.Len() == 0 {
 		g.searchLayer(st, s, qp, own, entries, l, self, true)
 	}
 }
@@ -520,11 +507,11 @@ func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([
 	adj := g.adjOf(st, slot)
 	mul, own := float32(1), float32(0)
 	switch g.adjust {
-	case flat.AdjustScale:
+	case score.AdjustScale:
 		mul = adj
-	case flat.AdjustSubtract:
+	case score.AdjustSubtract:
 		mul, own = 2, adj
-	case flat.AdjustScaleSubtract:
+	case score.AdjustScaleSubtract:
 		mul, own = 2*math.Float32frombits(st.words[g.head(slot)-1]), adj
 	}
 	if g.kern.Storage() == kernel.E5M2 {
@@ -589,7 +576,7 @@ func (g *Graph) buffers(s *Searcher) {
 // closer to the base node than to every one kept so far, up to m. cands
 // must be sorted best first with scores seen from the base node. The kept
 // nodes are returned in s.sel (best first).
-func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) []entry {
+func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m int) []score.Entry {
 	ql := g.kern.QueryLen()
 	sel, pruned := s.sel[:0], s.pruned[:0]
 	owns := s.owns[:0] // own terms of the kept nodes' queries
@@ -598,10 +585,10 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) 
 			break
 		}
 		good := true
-		rec := g.record(st, e.slot)
+		rec := g.record(st, e.Slot)
 		for j := range sel {
 			g.kern.Scan(s.selQ[j*ql:(j+1)*ql], rec, s.out[:])
-			if g.entryOf(st, e.slot, s.out[0], owns[j]).score > e.score {
+			if g.entryOf(st, e.Slot, s.out[0], owns[j]).Score > e.Score {
 				good = false // e is closer to a kept node than to the base
 				break
 			}
@@ -614,7 +601,7 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []entry, m int) 
 		}
 		sel = append(sel, e)
 		if len(sel) < m {
-			_, own := g.prepare(st, s, e.slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
+			_, own := g.prepare(st, s, e.Slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
 			owns = append(owns, own)
 		}
 	}
@@ -673,7 +660,7 @@ func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 	for l := min(level, top); l >= 0; l-- {
 		g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
 		// The next level starts from everything found here.
-		s.entries = append(s.entries[:0], s.res.sortBest()...)
+		s.entries = append(s.entries[:0], s.res.Sorted()...)
 		sel := g.selectNeighbors(st, s, s.entries, g.ownLinks(l))
 		plan = append(slots(plan, sel), uint32(len(sel)))
 	}
@@ -716,9 +703,9 @@ func (g *Graph) setOwn(st *storage, slot uint32, l int, sel []uint32) {
 }
 
 // slots appends the slots of es to dst.
-func slots(dst []uint32, es []entry) []uint32 {
+func slots(dst []uint32, es []score.Entry) []uint32 {
 	for _, e := range es {
-		dst = append(dst, e.slot)
+		dst = append(dst, e.Slot)
 	}
 	return dst
 }
@@ -775,7 +762,7 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 	for i, id := range all {
 		cands = append(cands, g.entryOf(st, id, scores[i], own))
 	}
-	sortEntries(cands)
+	score.Sort(cands)
 	sel := g.selectNeighbors(st, s, cands, maxL)
 	g.writeLinks(st, n, l, slots(buf[:0], sel))
 	s.cands = cands
@@ -790,13 +777,4 @@ func dedupe(ids []uint32, self uint32) []uint32 {
 		}
 	}
 	return out
-}
-
-// sortEntries orders entries best first (insertion sort: lists are short).
-func sortEntries(es []entry) {
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && better(es[j], es[j-1]); j-- {
-			es[j], es[j-1] = es[j-1], es[j]
-		}
-	}
 }

@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
 
 func TestRecallClustered(t *testing.T) {
 	n := sized(5000, 800)
-	d := load(t, "clustered", n, 100, 64, flat.AdjustScale)
+	d := load(t, "clustered", n, 100, 64, score.AdjustScale)
 	truth := exact(t, d, nil, 10)
 	for _, mode := range []string{"insert", "build", "deterministic"} {
 		t.Run(mode, func(t *testing.T) {
@@ -21,13 +21,13 @@ func TestRecallClustered(t *testing.T) {
 			switch mode {
 			case "insert":
 				for i := 0; i < d.n(); i++ {
-					require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i]))
+					require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
 				}
 			default:
 				p, err := pool.New(pool.Options{Workers: 1})
 				require.NoError(t, err)
 				defer p.Close()
-				require.NoError(t, g.Build(d.ids, d.recs, d.adj, p, mode == "deterministic"))
+				require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, p, mode == "deterministic"))
 			}
 			require.Equal(t, n, g.Len())
 			r := recall(t, g, d, truth, 10, 200)
@@ -44,11 +44,11 @@ func TestRecallClustered(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	// L2 and dot product take the same path with other adjust values.
-	for _, adjust := range []flat.Adjust{flat.AdjustSubtract, flat.AdjustNone} {
+	for _, adjust := range []score.Adjust{score.AdjustSubtract, score.AdjustNone} {
 		d := load(t, "clustered", sized(1500, 500), 50, 48, adjust)
 		truth := exact(t, d, nil, 10)
 		g := newGraph(t, d, Config{Seed: 2})
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, true))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
 		r := recall(t, g, d, truth, 10, 100)
 		t.Logf("adjust %d: recall %.4f", adjust, r)
 		require.GreaterOrEqual(t, r, 0.98)
@@ -63,10 +63,10 @@ func TestMetrics(t *testing.T) {
 // 2·M links, and some nodes must use more than M of them (the seed engine
 // capped level 0 at the upper-level size by mistake).
 func TestLevel0HoldsMoreThanM(t *testing.T) {
-	d := load(t, "clustered", sized(2000, 800), 1, 64, flat.AdjustScale)
+	d := load(t, "clustered", sized(2000, 800), 1, 64, score.AdjustScale)
 	for _, deterministic := range []bool{false, true} {
 		g := newGraph(t, d, Config{M: 8, Seed: 3})
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, deterministic))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, deterministic))
 		st := g.Stats()
 		over := 0
 		for c, nodes := range st.Level0Links {
@@ -91,7 +91,7 @@ func TestLevel0HoldsMoreThanM(t *testing.T) {
 
 func TestDeterministicBuild(t *testing.T) {
 	n := sized(3000, 600)
-	d := load(t, "clustered", n, 1, 64, flat.AdjustScale)
+	d := load(t, "clustered", n, 1, 64, score.AdjustScale)
 	digest := func(workers int, p0 bool) uint64 {
 		var p *pool.Pool
 		if !p0 {
@@ -103,8 +103,8 @@ func TestDeterministicBuild(t *testing.T) {
 		g := newGraph(t, d, Config{Seed: 4})
 		// Two calls: the second extends a graph, as a growing index does.
 		half := n / 2
-		require.NoError(t, g.Build(d.ids[:half], d.recs[:half*d.k.Stride()], d.adj[:half], p, true))
-		require.NoError(t, g.Build(d.ids[half:], d.recs[half*d.k.Stride():], d.adj[half:], p, true))
+		require.NoError(t, g.Build(d.ids[:half], d.recs[:half*d.k.Stride()], d.adj[:half], nil, p, true))
+		require.NoError(t, g.Build(d.ids[half:], d.recs[half*d.k.Stride():], d.adj[half:], nil, p, true))
 		return g.Digest()
 	}
 	one := digest(0, true)
@@ -115,7 +115,7 @@ func TestDeterministicBuild(t *testing.T) {
 
 	// A different seed draws different levels: a different graph.
 	g := newGraph(t, d, Config{Seed: 5})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, true))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
 	require.NotEqual(t, one, g.Digest())
 }
 
@@ -123,14 +123,14 @@ func TestDeterministicBuild(t *testing.T) {
 // every kernel this CPU runs: canonical scores make the bits equal (they
 // matched NEON under qemu as well).
 func TestDeterministicAcrossKernels(t *testing.T) {
-	d := load(t, "clustered", sized(800, 300), 1, 100, flat.AdjustScale)
+	d := load(t, "clustered", sized(800, 300), 1, 100, score.AdjustScale)
 	var want []uint64
 	for _, impl := range kernel.All() {
 		k, err := kernel.New(impl, 100, kernel.E5M2)
 		require.NoError(t, err)
-		g, err := New(k, flat.AdjustScale, Config{Seed: 4})
+		g, err := New(k, score.AdjustScale, Config{Seed: 4})
 		require.NoError(t, err)
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, true))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
 		got := []uint64{g.Digest()}
 		for i := 0; i < d.n(); i += 3 {
 			require.NoError(t, g.Delete(d.ids[i]))
@@ -148,10 +148,10 @@ func TestDeterministicAcrossKernels(t *testing.T) {
 // 96 record words, 5 header words and 32 links, 532 bytes, and the storage
 // per node, upper levels included, within 540 (hnswlib's is about 1,700).
 func TestBytesPerVector(t *testing.T) {
-	d := load(t, "clustered", sized(3000, 1000), 1, 384, flat.AdjustScale)
+	d := load(t, "clustered", sized(3000, 1000), 1, 384, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 16, EfConstruction: 32, Seed: 1})
 	require.Equal(t, 532, g.bstride)
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
 	bpv := g.BytesPerVector()
 	t.Logf("%d nodes: %.2f bytes/vector; Bytes %d", d.n(), bpv, g.Bytes())
 	require.LessOrEqual(t, bpv, 540.0)
@@ -160,7 +160,7 @@ func TestBytesPerVector(t *testing.T) {
 }
 
 func TestLevelsAreSeeded(t *testing.T) {
-	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
+	d := load(t, "clustered", 10, 1, 64, score.AdjustScale)
 	a, b := newGraph(t, d, Config{Seed: 9}), newGraph(t, d, Config{Seed: 9})
 	counts := make([]int, 4)
 	const draws = 200000
@@ -179,12 +179,12 @@ func TestLevelsAreSeeded(t *testing.T) {
 }
 
 func TestSearchZeroAlloc(t *testing.T) {
-	d := load(t, "clustered", sized(2000, 600), 20, 64, flat.AdjustScale)
+	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 6})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
 	require.NoError(t, g.Delete(d.ids[0])) // tombstones on the path too
 	s := NewSearcher()
-	dst := make([]flat.Result, 0, 10)
+	dst := make([]score.Result, 0, 10)
 	for _, qp := range d.qps {
 		g.Search(s, qp, 10, 128, dst) // warm up
 	}
@@ -199,9 +199,9 @@ func TestSearchZeroAlloc(t *testing.T) {
 }
 
 func TestDeleteLeavesResultsAtOnce(t *testing.T) {
-	d := load(t, "clustered", sized(2000, 600), 20, 64, flat.AdjustScale)
+	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 7})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
 	s := NewSearcher()
 	gone := map[uint64]bool{}
 	for _, qp := range d.qps {
@@ -230,7 +230,7 @@ func TestDeleteLeavesResultsAtOnce(t *testing.T) {
 		break
 	}
 	i := int(back - 1000)
-	require.NoError(t, g.Insert(back, d.rec(i), d.adj[i]))
+	require.NoError(t, g.Insert(back, d.rec(i), d.adj[i], 1))
 	found := false
 	for _, r := range g.Search(s, d.rec2query(i), 1, 64, nil) {
 		found = found || r.ID == back
@@ -240,12 +240,12 @@ func TestDeleteLeavesResultsAtOnce(t *testing.T) {
 
 func TestCompact(t *testing.T) {
 	n := sized(4000, 700)
-	d := load(t, "clustered", n, 100, 64, flat.AdjustScale)
+	d := load(t, "clustered", n, 100, 64, score.AdjustScale)
 	p, err := pool.New(pool.Options{Workers: 2})
 	require.NoError(t, err)
 	defer p.Close()
 	g := newGraph(t, d, Config{Seed: 8})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, p, true))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, p, true))
 	before := g.Bytes()
 	dead := func(i int) bool { return i%5 == 2 || (i > n/2 && i < n/2+n/20) } // scattered and a run
 	for i := 0; i < n; i++ {
@@ -263,7 +263,7 @@ func TestCompact(t *testing.T) {
 	require.NoError(t, err)
 	defer p1.Close()
 	g2 := newGraph(t, d, Config{Seed: 8})
-	require.NoError(t, g2.Build(d.ids, d.recs, d.adj, p, true))
+	require.NoError(t, g2.Build(d.ids, d.recs, d.adj, nil, p, true))
 	for i := 0; i < n; i++ {
 		if dead(i) {
 			require.NoError(t, g2.Delete(d.ids[i]))
@@ -289,7 +289,7 @@ func TestCompact(t *testing.T) {
 			ids, recs, adj = append(ids, d.ids[i]), append(recs, d.rec(i)...), append(adj, d.adj[i])
 		}
 	}
-	require.NoError(t, clean.Build(ids, recs, adj, p, true))
+	require.NoError(t, clean.Build(ids, recs, adj, nil, p, true))
 	ref := recall(t, clean, d, truth, 10, 200)
 	t.Logf("recall@10 ef 200: tombstoned %.4f, compacted %.4f, clean build %.4f", tomb, after, ref)
 	require.GreaterOrEqual(t, after, ref-0.01)
@@ -312,7 +312,7 @@ func TestCompact(t *testing.T) {
 	// with nothing to do.
 	for i := 0; i < n; i++ {
 		if dead(i) {
-			require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i]))
+			require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
 		}
 	}
 	require.Equal(t, n, g.Len())
@@ -324,7 +324,7 @@ func TestCompact(t *testing.T) {
 }
 
 func TestHostileInputs(t *testing.T) {
-	d := load(t, "clustered", 300, 5, 64, flat.AdjustScale)
+	d := load(t, "clustered", 300, 5, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{})
 	require.Equal(t, DefaultM, g.Config().M)
 	require.Equal(t, DefaultEfConstruction, g.Config().EfConstruction)
@@ -339,20 +339,20 @@ func TestHostileInputs(t *testing.T) {
 	require.Equal(t, -1, g.Stats().EntryLevel)
 
 	// Bad records and ids.
-	require.ErrorIs(t, g.Insert(1, d.rec(0)[:10], 1), ErrRecordSize)
-	require.NoError(t, g.Insert(d.ids[0], d.rec(0), d.adj[0]))
-	require.ErrorIs(t, g.Insert(d.ids[0], d.rec(1), d.adj[1]), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5, 5}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, true), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5, d.ids[0]}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, true), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5}, d.recs[:3], d.adj[:1], nil, true), ErrRecordSize)
-	require.Error(t, g.Build([]uint64{5}, d.recs[:d.k.Stride()], nil, nil, true), "cosine needs adjust values")
+	require.ErrorIs(t, g.Insert(1, d.rec(0)[:10], 1, 1), ErrRecordSize)
+	require.NoError(t, g.Insert(d.ids[0], d.rec(0), d.adj[0], 1))
+	require.ErrorIs(t, g.Insert(d.ids[0], d.rec(1), d.adj[1], 1), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5, 5}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, true), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5, d.ids[0]}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, true), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5}, d.recs[:3], d.adj[:1], nil, nil, true), ErrRecordSize)
+	require.Error(t, g.Build([]uint64{5}, d.recs[:d.k.Stride()], nil, nil, nil, true), "cosine needs adjust values")
 	require.Equal(t, 1, g.Len(), "failed calls insert nothing")
-	require.NoError(t, g.Build(nil, nil, nil, nil, true))
+	require.NoError(t, g.Build(nil, nil, nil, nil, nil, true))
 
 	// One node: k and ef beyond the graph.
 	res := g.Search(s, qp, 10, 1, nil)
 	require.Len(t, res, 1)
-	require.NoError(t, g.Build(d.ids[1:], d.recs[d.k.Stride():], d.adj[1:], nil, false))
+	require.NoError(t, g.Build(d.ids[1:], d.recs[d.k.Stride():], d.adj[1:], nil, nil, false))
 	for _, c := range []struct{ k, ef, want int }{
 		{0, 10, 0}, {-1, 10, 0}, {5, 1, 5}, {5, -3, 5}, {1000, 10, 300}, {10, 1 << 30, 10}, {1 << 30, 0, 300},
 	} {
@@ -370,18 +370,18 @@ func TestHostileInputs(t *testing.T) {
 	g.Compact(nil)
 	require.Zero(t, g.Stats().Nodes)
 	require.Empty(t, g.Search(s, qp, 10, 50, nil))
-	require.NoError(t, g.Insert(7, d.rec(3), d.adj[3]))
+	require.NoError(t, g.Insert(7, d.rec(3), d.adj[3], 1))
 	require.Len(t, g.Search(s, qp, 10, 50, nil), 1)
 
 	// Inserts behind a deleted entry point link to it, which routes,
 	// rather than stay unreachable until Compact.
 	g4 := newGraph(t, d, Config{M: 4})
-	require.NoError(t, g4.Insert(d.ids[0], d.rec(0), d.adj[0]))
+	require.NoError(t, g4.Insert(d.ids[0], d.rec(0), d.adj[0], 1))
 	require.NoError(t, g4.Delete(d.ids[0]))
 	for i := 1; i < 60; i++ {
-		require.NoError(t, g4.Insert(d.ids[i], d.rec(i), d.adj[i]))
+		require.NoError(t, g4.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
 	}
-	require.NoError(t, g4.Build(d.ids[60:80], d.recs[60*d.k.Stride():80*d.k.Stride()], d.adj[60:80], nil, true))
+	require.NoError(t, g4.Build(d.ids[60:80], d.recs[60*d.k.Stride():80*d.k.Stride()], d.adj[60:80], nil, nil, true))
 	res = g4.Search(s, qp, 100, 100, nil)
 	require.Len(t, res, 79)
 	checkResults(t, d, qp, res)
@@ -390,12 +390,12 @@ func TestHostileInputs(t *testing.T) {
 
 	// Bad configurations.
 	for _, c := range []Config{{M: 1}, {M: -2}, {M: MaxM + 1}, {EfConstruction: -1}} {
-		_, err := New(d.k, flat.AdjustScale, c)
+		_, err := New(d.k, score.AdjustScale, c)
 		require.ErrorIs(t, err, ErrConfig, "%+v", c)
 	}
-	_, err := New(nil, flat.AdjustScale, Config{})
+	_, err := New(nil, score.AdjustScale, Config{})
 	require.ErrorIs(t, err, ErrConfig)
-	g3, err := New(d.k, flat.AdjustScale, Config{M: 20, EfConstruction: 5})
+	g3, err := New(d.k, score.AdjustScale, Config{M: 20, EfConstruction: 5})
 	require.NoError(t, err)
 	require.Equal(t, 20, g3.Config().EfConstruction, "efConstruction never below M")
 }

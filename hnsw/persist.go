@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -26,10 +26,10 @@ const NoEntry = noEntry
 
 // BlockWords is the length in words of one level-0 block: a record of
 // recBytes bytes (a multiple of 4), its multiplier under
-// flat.AdjustScaleSubtract, the 5-word header and 2·m links.
-func BlockWords(recBytes, m int, adjust flat.Adjust) int {
+// score.AdjustScaleSubtract, the 5-word header and 2·m links.
+func BlockWords(recBytes, m int, adjust score.Adjust) int {
 	w := recBytes/4 + hLinks + 2*m
-	if adjust == flat.AdjustScaleSubtract {
+	if adjust == score.AdjustScaleSubtract {
 		w++
 	}
 	return w
@@ -166,7 +166,7 @@ func (v *View) Tombstones(dst []uint32) []uint32 {
 // The id map, which serves Len, Has and writes but no search, is filled
 // in the background after FromParts returns (a few ms at 100,000 nodes);
 // those calls wait for it.
-func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, error) {
+func FromParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, error) {
 	g, v, err := fromParts(k, adjust, cfg, p, workers)
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func FromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 // exactly once, and write to the graph only after it returned nil. When
 // it fails the graph keeps answering searches over the damaged words and
 // holds no ids: the caller must stop using it.
-func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (g *Graph, finish func() error, err error) {
+func OpenParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, workers *pool.Pool) (g *Graph, finish func() error, err error) {
 	g, v, err := fromParts(k, adjust, cfg, p, workers)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +215,7 @@ func OpenParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, worker
 
 // fromParts checks p's lengths and returns the graph to hold p with its
 // validator.
-func fromParts(k *kernel.Kernel, adjust flat.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, *validator, error) {
+func fromParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, workers *pool.Pool) (*Graph, *validator, error) {
 	g, err := New(k, adjust, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -268,7 +268,7 @@ func (g *Graph) fillIDs(v *validator) {
 // ChunkNodes is how many nodes FromParts checks as one task (and passes
 // to Parts.Visit at once): about 256 KiB of level-0 blocks, so a caller
 // that checksums them leaves them in the cache for the check.
-func ChunkNodes(recBytes, m int, adjust flat.Adjust) int {
+func ChunkNodes(recBytes, m int, adjust score.Adjust) int {
 	return max(1, (256<<10)/(4*BlockWords(recBytes, m, adjust)))
 }
 

@@ -1,17 +1,6 @@
 package hnsw
 
-// entry is one scored node. Nodes are ordered like results: higher score
-// first, then lower id, so the search is deterministic and its results need
-// no re-sorting of ties.
-type entry struct {
-	score float32
-	slot  uint32
-	id    uint64
-}
-
-func better(a, b entry) bool {
-	return a.score > b.score || (a.score == b.score && a.id < b.id)
-}
+import "github.com/astral-engine/astral/internal/score"
 
 // Searcher is the reusable scratch of one search at a time: keep one per
 // goroutine (or in a free list). It grows to the largest graph and ef it
@@ -22,24 +11,24 @@ type Searcher struct {
 	visited []uint32
 	epoch   uint32
 	cand    candHeap
-	res     resHeap
-	links   []uint32  // one node's links
-	ids     []uint32  // the unvisited ones, for one kernel call
-	scores  []float32 // their scores
-	qbuf    []float32 // QueryBuffer
+	res     score.TopK // the ef best live nodes seen
+	links   []uint32   // one node's links
+	ids     []uint32   // the unvisited ones, for one kernel call
+	scores  []float32  // their scores
+	qbuf    []float32  // QueryBuffer
 	// Graph construction only.
 	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
 	selQ    []float32 // laid-out queries of the neighbours selected so far
 	dec     []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
-	sel     []entry
-	pruned  []entry
-	owns    []float32 // own terms of selQ's queries
-	cands   []entry   // a neighbour's candidates when its list overflows
-	entries []entry   // entry points of the next level
-	pscores []float32 // scores of cands, peers or repair candidates
-	plan    []uint32  // an insert's chosen links, level by level
-	srcs    []uint32  // Build: sources of one target's new links, or a member's peers
-	peers   []entry
+	sel     []score.Entry
+	pruned  []score.Entry
+	owns    []float32     // own terms of selQ's queries
+	cands   []score.Entry // a neighbour's candidates when its list overflows
+	entries []score.Entry // entry points of the next level
+	pscores []float32     // scores of cands, peers or repair candidates
+	plan    []uint32      // an insert's chosen links, level by level
+	srcs    []uint32      // Build: sources of one target's new links, or a member's peers
+	peers   []score.Entry
 	rids    []uint32 // Compact: live candidates of a repair
 	out     [1]float32
 }
@@ -71,11 +60,7 @@ func (s *Searcher) begin(slots, maxLinks, ef int) {
 		s.scores = make([]float32, maxLinks)
 	}
 	s.cand.h = s.cand.h[:0]
-	if cap(s.res.h) < ef+1 {
-		s.res.h = make([]entry, 0, ef+1)
-	}
-	s.res.h = s.res.h[:0]
-	s.res.ef = ef
+	s.res.Reset(ef)
 }
 
 // newEpoch starts a new visited set.
@@ -96,16 +81,17 @@ func (s *Searcher) visit(slot uint32) bool {
 	return true
 }
 
-// candHeap is the search frontier, best at the root.
-type candHeap struct{ h []entry }
+// candHeap is the search frontier, best at the root: unbounded and popped
+// from the best end, unlike score.TopK.
+type candHeap struct{ h []score.Entry }
 
-func (c *candHeap) push(e entry) {
+func (c *candHeap) push(e score.Entry) {
 	c.h = append(c.h, e)
 	h := c.h
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !better(h[i], h[p]) {
+		if !h[i].Better(h[p]) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -113,7 +99,7 @@ func (c *candHeap) push(e entry) {
 	}
 }
 
-func (c *candHeap) pop() entry {
+func (c *candHeap) pop() score.Entry {
 	h := c.h
 	top := h[0]
 	n := len(h) - 1
@@ -123,10 +109,10 @@ func (c *candHeap) pop() entry {
 	i := 0
 	for {
 		b, l, r := i, 2*i+1, 2*i+2
-		if l < n && better(h[l], h[b]) {
+		if l < n && h[l].Better(h[b]) {
 			b = l
 		}
-		if r < n && better(h[r], h[b]) {
+		if r < n && h[r].Better(h[b]) {
 			b = r
 		}
 		if b == i {
@@ -134,66 +120,5 @@ func (c *candHeap) pop() entry {
 		}
 		h[i], h[b] = h[b], h[i]
 		i = b
-	}
-}
-
-// resHeap keeps the ef best live nodes seen, worst at the root.
-type resHeap struct {
-	h  []entry
-	ef int
-}
-
-func (r *resHeap) full() bool   { return len(r.h) >= r.ef }
-func (r *resHeap) worst() entry { return r.h[0] }
-
-// admits reports whether e would enter the result set.
-func (r *resHeap) admits(e entry) bool { return len(r.h) < r.ef || better(e, r.h[0]) }
-
-func (r *resHeap) push(e entry) {
-	if len(r.h) >= r.ef {
-		r.h[0] = e
-		siftWorst(r.h, 0)
-		return
-	}
-	r.h = append(r.h, e)
-	h := r.h
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !better(h[p], h[i]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-// sortBest orders the result set best first, in place, and returns it;
-// the heap is spent.
-func (r *resHeap) sortBest() []entry {
-	h := r.h
-	for end := len(h) - 1; end > 0; end-- {
-		h[0], h[end] = h[end], h[0]
-		siftWorst(h[:end], 0)
-	}
-	return h
-}
-
-// siftWorst restores the worst-at-root heap below i.
-func siftWorst(h []entry, i int) {
-	n := len(h)
-	for {
-		w, l, r := i, 2*i+1, 2*i+2
-		if l < n && better(h[w], h[l]) {
-			w = l
-		}
-		if r < n && better(h[w], h[r]) {
-			w = r
-		}
-		if w == i {
-			return
-		}
-		h[i], h[w] = h[w], h[i]
-		i = w
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,10 +25,10 @@ func TestConcurrentChurn(t *testing.T) {
 	}
 	const inserters, queriers = 4, 4
 	n := initial + inserters*perInserter
-	d := load(t, "clustered", n, 60, 48, flat.AdjustScale)
+	d := load(t, "clustered", n, 60, 48, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 12, EfConstruction: 100, Seed: 11})
 	st := d.k.Stride()
-	require.NoError(t, g.Build(d.ids[:initial], d.recs[:initial*st], d.adj[:initial], nil, false))
+	require.NoError(t, g.Build(d.ids[:initial], d.recs[:initial*st], d.adj[:initial], nil, nil, false))
 
 	var clock atomic.Int64
 	delAt := make([]atomic.Int64, n) // clock value once input i's delete returned
@@ -57,9 +57,9 @@ func TestConcurrentChurn(t *testing.T) {
 						continue
 					}
 					e := min(i+chunk, initial+(w+1)*perInserter)
-					err = g.Build(d.ids[i:e], d.recs[i*st:e*st], d.adj[i:e], map[bool]*pool.Pool{true: p}[w == 3], w == 2)
+					err = g.Build(d.ids[i:e], d.recs[i*st:e*st], d.adj[i:e], nil, map[bool]*pool.Pool{true: p}[w == 3], w == 2)
 				default:
-					err = g.Insert(d.ids[i], d.rec(i), d.adj[i])
+					err = g.Insert(d.ids[i], d.rec(i), d.adj[i], 1)
 				}
 				if err != nil {
 					fail(fmt.Errorf("insert %d: %w", i, err))
@@ -70,7 +70,7 @@ func TestConcurrentChurn(t *testing.T) {
 	for w := 0; w < queriers; w++ {
 		wg.Go(func() {
 			s := NewSearcher()
-			var res []flat.Result
+			var res []score.Result
 			for j := 0; j < perQuerier; j++ {
 				qp := d.qps[(w*perQuerier+j)%len(d.qps)]
 				start := clock.Load()
@@ -157,7 +157,7 @@ func TestConcurrentChurn(t *testing.T) {
 			ids, recs, adj = append(ids, d.ids[i]), append(recs, d.rec(i)...), append(adj, d.adj[i])
 		}
 	}
-	require.NoError(t, clean.Build(ids, recs, adj, nil, true))
+	require.NoError(t, clean.Build(ids, recs, adj, nil, nil, true))
 	ref := recall(t, clean, d, truth, 10, 100)
 	t.Logf("recall@10 ef 100 over %d survivors: after churn %.4f, compacted %.4f, clean build %.4f", alive, churned, compacted, ref)
 	require.GreaterOrEqual(t, churned, ref-0.01)
@@ -168,7 +168,7 @@ func TestConcurrentChurn(t *testing.T) {
 // with version v (v links, all equal to v) while readers copy them: every
 // copy must be one whole version, never a mix.
 func TestLinksNeverTorn(t *testing.T) {
-	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
+	d := load(t, "clustered", 10, 1, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 8})
 	st := g.newStorage(1, 64)
 	g.st.Store(st)
@@ -216,7 +216,7 @@ func TestLinksNeverTorn(t *testing.T) {
 // copy it: no copy may be torn, and afterwards the word must hold the last
 // count, the level and a version that counted every write.
 func TestDeleteBitKeepsWrites(t *testing.T) {
-	d := load(t, "clustered", 10, 1, 64, flat.AdjustScale)
+	d := load(t, "clustered", 10, 1, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 8})
 	st := g.newStorage(g.maxM0+1, 64) // the links it writes, 0 to maxM0, are slots
 	g.st.Store(st)

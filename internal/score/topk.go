@@ -1,0 +1,132 @@
+package score
+
+import "math"
+
+// Entry is a result with the slot of the record that holds it, which an
+// index needs to go on from a result (hnsw expands its links). It packs
+// into 16 bytes, as Result does.
+type Entry struct {
+	Score float32
+	Slot  uint32
+	ID    uint64
+}
+
+// Better is the order of results (Result.Better) over entries.
+func (a Entry) Better(b Entry) bool { return before(a.Score, a.ID, b.Score, b.ID) }
+
+// Result drops the slot.
+func (a Entry) Result() Result { return Result{ID: a.ID, Score: a.Score} }
+
+// CompareEntries is Entry.Better in slices.SortFunc's form.
+func CompareEntries(a, b Entry) int { return compare(a.Score, a.ID, b.Score, b.ID) }
+
+// Sort orders short lists best first without allocating (insertion sort;
+// use slices.SortFunc with CompareEntries for long ones).
+func Sort(es []Entry) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Better(es[j-1]); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// TopK keeps the k best entries pushed, worst at the root of a binary
+// heap, so a candidate that cannot enter costs one comparison. The zero
+// value keeps nothing until Reset.
+type TopK struct {
+	h []Entry
+	k int
+}
+
+// Reset empties t to keep up to k entries, growing it once to that size.
+func (t *TopK) Reset(k int) {
+	if cap(t.h) < k {
+		t.h = make([]Entry, 0, k)
+	}
+	t.h = t.h[:0]
+	t.k = k
+}
+
+// Clear empties t and keeps its k.
+func (t *TopK) Clear() { t.h = t.h[:0] }
+
+// Len is the number of entries kept.
+func (t *TopK) Len() int { return len(t.h) }
+
+// Full reports whether t holds k entries.
+func (t *TopK) Full() bool { return len(t.h) >= t.k }
+
+// Worst is the entry a newcomer must beat once t is full.
+func (t *TopK) Worst() Entry { return t.h[0] }
+
+// Entries are the entries kept, in heap order.
+func (t *TopK) Entries() []Entry { return t.h }
+
+// Threshold is the score a candidate must reach to be considered: -Inf
+// until t is full.
+func (t *TopK) Threshold() float32 {
+	if len(t.h) < t.k {
+		return float32(math.Inf(-1))
+	}
+	return t.h[0].Score
+}
+
+// Admits reports whether e would enter t.
+func (t *TopK) Admits(e Entry) bool { return len(t.h) < t.k || e.Better(t.h[0]) }
+
+// Push offers e: it enters when t has room or e beats the worst, which it
+// then replaces. Scores must not be NaN (see Ranked).
+func (t *TopK) Push(e Entry) {
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, e)
+		// Sift up.
+		i := len(h) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !h[p].Better(h[i]) {
+				break
+			}
+			h[p], h[i] = h[i], h[p]
+			i = p
+		}
+		t.h = h
+		return
+	}
+	if len(h) == 0 || !e.Better(h[0]) {
+		return
+	}
+	h[0] = e
+	siftWorst(h, 0)
+}
+
+// Sorted orders the entries best first in place and returns them; t is
+// spent until the next Reset or Clear. Heap sort: the root is the worst
+// entry, so it moves to the back each round.
+func (t *TopK) Sorted() []Entry {
+	h := t.h
+	for end := len(h) - 1; end > 0; end-- {
+		h[0], h[end] = h[end], h[0]
+		siftWorst(h[:end], 0)
+	}
+	return h
+}
+
+// siftWorst restores the worst-at-root heap below i.
+func siftWorst(h []Entry, i int) {
+	n := len(h)
+	for {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < n && h[w].Better(h[l]) {
+			w = l
+		}
+		if r < n && h[w].Better(h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
