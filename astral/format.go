@@ -289,35 +289,29 @@ func decodeHeader(b []byte) (*header, error) {
 	return h, nil
 }
 
-// checkFields checks the header's fields against each other.
+// config is the configuration the header records.
+func (h *header) config() Config {
+	return Config{Dim: int(h.dim), Metric: h.metric, Kind: h.kind, Storage: h.storage, FlatLimitBytes: int64(h.flatLimit),
+		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch),
+		Rerank: h.rerank, RerankFactor: int(h.rerankFactor)}
+}
+
+// checkFields checks the header's fields against each other; the settings
+// the options share go through Config's one validator.
 func (h *header) checkFields() error {
-	if h.dim < 1 || h.dim > kernel.MaxDim {
-		return errorf(ErrCorrupt, "dimension %d: want 1 to %d", h.dim, kernel.MaxDim)
-	}
-	switch h.metric {
-	case Cosine, Dot, L2:
-	default:
-		return errorf(ErrCorrupt, "unknown metric %d", h.metric)
-	}
-	if msg := storageProblem(h.storage, h.rerank, int64(h.rerankFactor)); msg != "" {
-		return errorf(ErrCorrupt, "%s", msg)
+	// A flat limit past int64 reads as negative: refused there.
+	c := h.config()
+	if err := c.check(false); err != nil {
+		return err
 	}
 	if want := kernel.Stride(int(h.dim), h.storage); h.stride != uint32(want) {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.stride, h.dim, want)
 	}
 	switch {
-	case h.kind > KindHNSW:
-		return errorf(ErrCorrupt, "unknown index kind %d", h.kind)
 	case h.structure != KindFlat && h.structure != KindHNSW:
 		return errorf(ErrCorrupt, "unknown stored structure %d", h.structure)
 	case h.kind != KindAuto && h.kind != h.structure:
 		return errorf(ErrCorrupt, "a %v index stores a %v structure", h.kind, h.structure)
-	case h.m < 2 || h.m > hnsw.MaxM:
-		return errorf(ErrCorrupt, "M %d: want 2 to %d", h.m, hnsw.MaxM)
-	case h.efConstruction < 1 || h.efConstruction > hnsw.MaxEf || h.efSearch < 1 || h.efSearch > hnsw.MaxEf:
-		return errorf(ErrCorrupt, "efConstruction %d, efSearch %d: want 1 to %d", h.efConstruction, h.efSearch, hnsw.MaxEf)
-	case h.flatLimit > math.MaxInt64:
-		return errorf(ErrCorrupt, "flat limit %d bytes", h.flatLimit)
 	case h.count > h.slots:
 		return errorf(ErrCorrupt, "%d vectors in %d slots", h.count, h.slots)
 	}
