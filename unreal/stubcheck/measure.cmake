@@ -3,7 +3,7 @@
 # tests/c/CMakeLists.txt.
 add_executable(unreal_measure "${CMAKE_CURRENT_LIST_DIR}/measure_test.cpp")
 set_target_properties(unreal_measure PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-target_link_libraries(unreal_measure PRIVATE Astral::astral Threads::Threads)
+target_link_libraries(unreal_measure PRIVATE Astral::astral_debug Threads::Threads)
 astral_strict(unreal_measure)
 
 # Small: the fixture against the Go recipe, the .fvecs parser, truth and
