@@ -660,8 +660,8 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, 
 	c := Config{Dim: int(h.dim), Metric: h.metric, Kind: h.kind, Storage: h.storage, FlatLimitBytes: int64(h.flatLimit),
 		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch),
 		Rerank: h.rerank, RerankFactor: int(h.rerankFactor)}
-	if err := c.validate(); err != nil {
-		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
+	if err := c.check(false); err != nil {
+		return nil, nil, err
 	}
 	k, err := kernel.New(nil, c.Dim, c.Storage)
 	if err != nil {
