@@ -53,9 +53,27 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	if o.flat_limit_bytes > math.MaxInt64 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes %d is above INT64_MAX", uint64(o.flat_limit_bytes))
 	}
-	// 0 in the struct is each option's default: astral reads 0 so for the
-	// HNSW numbers and the rerank factor; the enums and the flat limit are
-	// left at astral's defaults.
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.rt == nil {
+		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_init has not been called (or astral_shutdown has)")
+	}
+	x, err := astral.NewIndex(reg.rt, indexOptions(&o)...)
+	if err != nil {
+		return failOptions(fn, &o, err)
+	}
+	h, ok := reg.insert(&entry{x: x, dim: int(o.dimension), rt: reg.rt})
+	if !ok {
+		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "%d indexes alive: destroy some first", reg.live)
+	}
+	*outIndex = h
+	return statusOK
+}
+
+// indexOptions are astral's options for o, which astral validates. A zero
+// field is that option's default: astral reads 0 so for the HNSW numbers
+// and the rerank factor; the enums and the flat limit are left unset.
+func indexOptions(o *C.AstralIndexOptions) []astral.Option {
 	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind))),
 		astral.WithHNSW(int(o.hnsw_m), int(o.hnsw_ef_construction)), astral.WithEfSearch(int(o.hnsw_ef_search)),
 		astral.WithRerank(astral.Storage(clampU8(o.rerank_storage)), int(o.rerank_factor))}
@@ -68,22 +86,7 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	if o.flat_limit_bytes != 0 {
 		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
 	}
-
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	if reg.rt == nil {
-		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_init has not been called (or astral_shutdown has)")
-	}
-	x, err := astral.NewIndex(reg.rt, opts...)
-	if err != nil {
-		return failOptions(fn, &o, err)
-	}
-	h, ok := reg.insert(&entry{x: x, dim: int(o.dimension), rt: reg.rt})
-	if !ok {
-		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "%d indexes alive: destroy some first", reg.live)
-	}
-	*outIndex = h
-	return statusOK
+	return opts
 }
 
 // clampU8 narrows an enum value to the Go package's uint8 enums, keeping an
