@@ -48,6 +48,7 @@ mv "$out/debug/libastral.h" "$out/debug/cgo/libastral-shared.h"
 ln -sf libastral.so "$out/debug/$soname"
 "$go" build -trimpath -tags astral_debug -buildmode=c-archive -o "$out/debug/libastral.a" ./capi
 mv "$out/debug/libastral.h" "$out/debug/cgo/libastral.h"
+scripts/localize-archive.sh "$out/debug/libastral.a" include/astral.h
 
 cp include/astral.h include/astral.hpp "$out/include/"
 
