@@ -64,36 +64,30 @@ var fileFormat = &file.Format{
 // decodeHeader parses and checks a whole header.
 func decodeHeader(b []byte) (*file.Header, error) { return fileFormat.DecodeHeader(b) }
 
-// checkFields checks the header's fields against each other.
+// headerConfig is the configuration a header records.
+func headerConfig(h *file.Header) Config {
+	return Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
+		FlatLimitBytes: int64(h.FlatLimit), M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
+		Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor)}
+}
+
+// checkFields checks the header's fields against each other; the settings
+// the options share go through Config's one validator.
 func checkFields(h *file.Header) error {
-	metric, kind, structure, storage := Metric(h.Metric), Kind(h.Kind), Kind(h.Structure), Storage(h.Storage)
-	if h.Dim < 1 || h.Dim > kernel.MaxDim {
-		return errorf(ErrCorrupt, "dimension %d: want 1 to %d", h.Dim, kernel.MaxDim)
+	// A flat limit past int64 reads as negative: refused there.
+	c := headerConfig(h)
+	if err := c.check(false); err != nil {
+		return err
 	}
-	switch metric {
-	case Cosine, Dot, L2:
-	default:
-		return errorf(ErrCorrupt, "unknown metric %d", metric)
-	}
-	if msg := storageProblem(storage, Storage(h.Rerank), int64(h.RerankFactor)); msg != "" {
-		return errorf(ErrCorrupt, "%s", msg)
-	}
-	if want := kernel.Stride(int(h.Dim), storage); h.Stride != uint32(want) {
+	structure := Kind(h.Structure)
+	if want := kernel.Stride(c.Dim, c.Storage); h.Stride != uint32(want) {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.Stride, h.Dim, want)
 	}
 	switch {
-	case kind > KindHNSW:
-		return errorf(ErrCorrupt, "unknown index kind %d", kind)
 	case structure != KindFlat && structure != KindHNSW:
 		return errorf(ErrCorrupt, "unknown stored structure %d", structure)
-	case kind != KindAuto && kind != structure:
-		return errorf(ErrCorrupt, "a %v index stores a %v structure", kind, structure)
-	case h.M < 2 || h.M > hnsw.MaxM:
-		return errorf(ErrCorrupt, "M %d: want 2 to %d", h.M, hnsw.MaxM)
-	case h.EfConstruction < 1 || h.EfConstruction > hnsw.MaxEf || h.EfSearch < 1 || h.EfSearch > hnsw.MaxEf:
-		return errorf(ErrCorrupt, "efConstruction %d, efSearch %d: want 1 to %d", h.EfConstruction, h.EfSearch, hnsw.MaxEf)
-	case h.FlatLimit > math.MaxInt64:
-		return errorf(ErrCorrupt, "flat limit %d bytes", h.FlatLimit)
+	case c.Kind != KindAuto && c.Kind != structure:
+		return errorf(ErrCorrupt, "a %v index stores a %v structure", c.Kind, structure)
 	case h.Count > h.Slots:
 		return errorf(ErrCorrupt, "%d vectors in %d slots", h.Count, h.Slots)
 	}
@@ -108,7 +102,7 @@ func checkFields(h *file.Header) error {
 		}
 		return nil
 	}
-	bw := hnsw.BlockWords(int(h.Stride), int(h.M), adjustOf(metric, storage))
+	bw := hnsw.BlockWords(int(h.Stride), int(h.M), adjustOf(c.Metric, c.Storage))
 	switch {
 	case h.Slots > maxGraphNodes:
 		return errorf(ErrCorrupt, "absurd count: %d graph nodes (at most %d)", h.Slots, uint64(maxGraphNodes))

@@ -294,11 +294,9 @@ func flatParts(sec func(file.Kind) []byte, adjust score.Adjust, ids, recs, adj, 
 // checkLater it returns the checks it left (a graph's links and ids, the
 // bulk's checksums, the rerank copy's ids) as later; nil otherwise.
 func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
-	c := Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
-		FlatLimitBytes: int64(h.FlatLimit), M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
-		Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor)}
-	if err := c.validate(); err != nil {
-		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
+	c := headerConfig(h)
+	if err := c.check(false); err != nil {
+		return nil, nil, err
 	}
 	k, err := kernel.New(nil, c.Dim, c.Storage)
 	if err != nil {
