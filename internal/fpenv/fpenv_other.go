@@ -1,4 +1,4 @@
-//go:build !amd64
+//go:build !amd64 && !arm64
 
 package fpenv
 
@@ -10,3 +10,12 @@ func GetMXCSR() uint32 { return 0 }
 
 // SetMXCSR does nothing where there is no MXCSR.
 func SetMXCSR(uint32) {}
+
+// Elsewhere the mode is not managed: Enter and Leave only lock the thread.
+const (
+	controlMask uint64 = 0
+	defaultMode uint64 = 0
+)
+
+func control() uint64   { return 0 }
+func setControl(uint64) {}

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/astral-engine/astral/internal/fpenv"
 )
 
 // Task is one parallel job; RunPart(i) is called exactly once for each i in [0, parts).
@@ -132,10 +134,14 @@ func (p *Pool) Workers() int { return len(p.slots) }
 //
 // A panic in any part is re-raised on the caller's goroutine, with the same
 // value, once every part has finished.
+//
+// Every part runs in the default floating-point mode (fpenv.Enter), on the
+// caller too, whatever mode the host left on the thread it runs on.
 func (p *Pool) Run(t Task, parts int) {
 	if parts < 1 || parts > len(p.slots)+1 {
 		panic(fmt.Sprintf("pool: Run with %d parts, want 1..%d", parts, len(p.slots)+1))
 	}
+	defer fpenv.Leave(fpenv.Enter())
 	if parts == 1 || !p.mu.TryLock() {
 		serial(t, parts)
 		return
@@ -316,9 +322,13 @@ func (p *Pool) oversubscribed() bool {
 	return len(p.slots) >= runtime.GOMAXPROCS(0)
 }
 
-// runPart runs the slot's part, recovering a panic for the caller to re-raise.
+// runPart runs the slot's part in the default floating-point mode,
+// recovering a panic for the caller to re-raise. The worker's thread may
+// have been created under a host's FTZ/DAZ.
 func (p *Pool) runPart(s *slot) {
+	fp := fpenv.Enter()
 	defer func() {
+		fpenv.Leave(fp)
 		if v := recover(); v != nil { // never nil since Go 1.21, even for panic(nil)
 			s.pval = v
 		}
