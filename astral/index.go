@@ -7,6 +7,7 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/fpenv"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -293,6 +294,8 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 // queries go on, replays the writes made meanwhile, then swaps.
 func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) {
 	defer x.bg.Done()
+	// This thread may carry a host's FTZ/DAZ (threads inherit it).
+	defer fpenv.Leave(fpenv.Enter())
 	g, err := x.newGraph()
 	if err == nil {
 		err = g.Build(ids, recs, adj, scales, x.rt.workers(), true)
@@ -412,6 +415,8 @@ func (x *Index) Remove(ids ...uint64) error {
 			go func() {
 				defer x.bg.Done()
 				defer x.compactOn.Store(false)
+				// This thread may carry a host's FTZ/DAZ (threads inherit it).
+				defer fpenv.Leave(fpenv.Enter())
 				g.Compact(x.rt.workers())
 			}()
 		}

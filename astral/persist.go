@@ -10,6 +10,7 @@ import (
 	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/fpenv"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -504,6 +505,8 @@ func (x *Index) verifyLater(check func() error) {
 	x.bg.Add(1)
 	go func() {
 		defer x.bg.Done() // also keeps x, and so its mapping, alive meanwhile
+		// This thread may carry a host's FTZ/DAZ (threads inherit it).
+		defer fpenv.Leave(fpenv.Enter())
 		c.err = check()
 		c.bad.Store(c.err != nil)
 		close(c.done)

@@ -31,7 +31,7 @@ var (
 //export astral_debug_go_query_pass
 func astral_debug_go_query_pass(index C.AstralIndex, queries *C.float, queryCount, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCounts *C.uint32_t, outNs *C.uint64_t) (st C.AstralStatus) {
 	const fn = "astral_debug_go_query_pass"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -82,7 +82,7 @@ func astral_debug_go_mallocs() C.uint64_t {
 //export astral_debug_fixture
 func astral_debug_fixture(name *C.char, n, queryCount, dimension C.size_t, base, queries *C.float) (st C.AstralStatus) {
 	const fn = "astral_debug_fixture"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if name == nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "name is NULL")
 	}

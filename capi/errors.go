@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
+	"github.com/astral-engine/astral/internal/fpenv"
 )
 
 const statusOK = C.AstralStatus(C.ASTRAL_OK)
@@ -177,12 +178,21 @@ func optionValue(o *C.AstralIndexOptions, s astral.Setting) uint64 {
 	return uint64(o.flat_limit_bytes)
 }
 
-// recoverStatus is deferred by every export that can fail: a panic becomes
-// ASTRAL_E_INTERNAL with its message instead of killing the host.
-func recoverStatus(fn string, status *C.AstralStatus) {
+// enterFP gives the export's thread the default floating-point mode for
+// the call (the host may have set FTZ/DAZ or another rounding mode): the
+// argument of every export's deferred recoverStatus, so it runs at entry.
+// The goroutine of a call from C is locked to the host's thread already.
+func enterFP() fpenv.Saved { return fpenv.Enter() }
+
+// recoverStatus is deferred by every export that can fail, as
+// defer recoverStatus(fn, &st, enterFP()): a panic becomes
+// ASTRAL_E_INTERNAL with its message instead of killing the host, and the
+// host's floating-point mode is restored.
+func recoverStatus(fn string, status *C.AstralStatus, fp fpenv.Saved) {
 	if r := recover(); r != nil {
 		*status = fail(fn, C.ASTRAL_E_INTERNAL, "internal error (panic): %s", panicText(r))
 	}
+	fpenv.Leave(fp)
 }
 
 // panicText is the panic value and the innermost frames that raised it,

@@ -36,7 +36,7 @@ const maxValues = 1 << 40
 //export astral_index_create
 func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_create"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if outIndex != nil {
 		*outIndex = 0
 	}
@@ -99,7 +99,7 @@ func clampU8(v C.uint32_t) uint8 {
 //export astral_index_destroy
 func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_destroy"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if index == 0 {
 		return statusOK
 	}
@@ -126,7 +126,7 @@ func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
 //export astral_index_add
 func astral_index_add(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t) (st C.AstralStatus) {
 	const fn = "astral_index_add"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -150,7 +150,7 @@ func astral_index_add(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vect
 //export astral_index_remove
 func astral_index_remove(index C.AstralIndex, ids *C.uint64_t, count C.size_t) (st C.AstralStatus) {
 	const fn = "astral_index_remove"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -199,7 +199,7 @@ func checkQueryArgs(fn string, e *entry, queries *C.float, nq, dimension C.size_
 //export astral_index_query
 func astral_index_query(index C.AstralIndex, query *C.float, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCount *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_query"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if outCount != nil {
 		*outCount = 0
 	}
@@ -224,7 +224,7 @@ func astral_index_query(index C.AstralIndex, query *C.float, dimension C.size_t,
 //export astral_index_query_batch
 func astral_index_query_batch(index C.AstralIndex, queries *C.float, queryCount, dimension C.size_t, k C.uint32_t, results *C.AstralResult, capacity C.size_t, outCounts *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_query_batch"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if outCounts != nil && queryCount <= maxValues/astral.MaxK {
 		clear(unsafe.Slice((*uint32)(unsafe.Pointer(outCounts)), queryCount))
 	}
@@ -258,7 +258,7 @@ func astral_index_query_batch(index C.AstralIndex, queries *C.float, queryCount,
 //export astral_index_count
 func astral_index_count(index C.AstralIndex, outCount *C.uint64_t) (st C.AstralStatus) {
 	const fn = "astral_index_count"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -273,7 +273,7 @@ func astral_index_count(index C.AstralIndex, outCount *C.uint64_t) (st C.AstralS
 //export astral_index_stats
 func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.AstralStatus) {
 	const fn = "astral_index_stats"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st

@@ -16,7 +16,7 @@ import (
 //export astral_index_save
 func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 	const fn = "astral_index_save"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -33,7 +33,7 @@ func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 //export astral_index_save_to_buffer
 func astral_index_save_to_buffer(index C.AstralIndex, buf unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (st C.AstralStatus) {
 	const fn = "astral_index_save_to_buffer"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if outSize != nil {
 		*outSize = 0
 	}
@@ -96,14 +96,14 @@ func runtimeFor(fn string) (*astral.Runtime, C.AstralStatus) {
 //export astral_index_load
 func astral_index_load(path *C.char, outIndex *C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_load"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	return loadPath(fn, path, 0, outIndex)
 }
 
 //export astral_index_load_ex
 func astral_index_load_ex(path *C.char, flags C.uint32_t, outIndex *C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_load_ex"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	return loadPath(fn, path, flags, outIndex)
 }
 
@@ -139,7 +139,7 @@ func loadPath(fn string, path *C.char, flags C.uint32_t, outIndex *C.AstralIndex
 //export astral_index_verify
 func astral_index_verify(index C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_verify"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -153,7 +153,7 @@ func astral_index_verify(index C.AstralIndex) (st C.AstralStatus) {
 //export astral_index_load_from_memory
 func astral_index_load_from_memory(data unsafe.Pointer, size C.size_t, outIndex *C.AstralIndex) (st C.AstralStatus) {
 	const fn = "astral_index_load_from_memory"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	if outIndex != nil {
 		*outIndex = 0
 	}

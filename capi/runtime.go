@@ -73,7 +73,7 @@ func writeStruct(fn string, dst unsafe.Pointer, src unsafe.Pointer, size uintptr
 //export astral_init
 func astral_init(init *C.AstralInit) (st C.AstralStatus) {
 	const fn = "astral_init"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	cfg := C.AstralInit{thread_count: C.ASTRAL_THREADS_AUTO}
 	if init != nil {
 		if st := readStruct(fn, unsafe.Pointer(&cfg), unsafe.Sizeof(cfg), unsafe.Pointer(init), minInitSize); st != statusOK {
@@ -117,7 +117,7 @@ func astral_init(init *C.AstralInit) (st C.AstralStatus) {
 //export astral_shutdown
 func astral_shutdown() (st C.AstralStatus) {
 	const fn = "astral_shutdown"
-	defer recoverStatus(fn, &st)
+	defer recoverStatus(fn, &st, enterFP())
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.rt == nil {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/astral-engine/astral/internal/fpenv"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
@@ -253,6 +254,8 @@ func (g *Graph) install(p Parts) {
 func (g *Graph) fillIDs(v *validator) {
 	go func() {
 		defer g.allocMu.Unlock()
+		// This thread may carry a host's FTZ/DAZ (threads inherit it).
+		defer fpenv.Leave(fpenv.Enter())
 		ids := make(map[uint64]uint32, v.live)
 		for _, c := range v.chunkIDs {
 			for _, part := range c {
