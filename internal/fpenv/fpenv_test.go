@@ -51,3 +51,19 @@ func BenchmarkEnterLeave(b *testing.B) {
 		Leave(Enter())
 	}
 }
+
+// BenchmarkEnterLeaveFromFTZ is Enter and Leave on a thread a host left
+// with FTZ|DAZ: both then write the register.
+func BenchmarkEnterLeaveFromFTZ(b *testing.B) {
+	if !Supported {
+		b.Skip("no MXCSR on this architecture")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	saved := GetMXCSR()
+	defer SetMXCSR(saved)
+	SetMXCSR(saved | FTZ | DAZ)
+	for b.Loop() {
+		Leave(Enter())
+	}
+}
