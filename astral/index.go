@@ -52,10 +52,14 @@ type Index struct {
 
 	// While a background build runs, writes also go to pending, replayed
 	// into the graph before the switch.
-	building  bool
-	pending   []pendingOp
-	bg        sync.WaitGroup
-	compactOn atomic.Bool
+	building bool
+	pending  []pendingOp
+	bg       sync.WaitGroup
+	// switching is the background switch to a graph, compacting the
+	// compaction a Remove started; writers and saves finish or wait for
+	// them first (order.go). Both guarded by writeMu.
+	switching  *graphSwitch
+	compacting chan struct{}
 
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
@@ -73,6 +77,7 @@ type pendingOp struct {
 	id            uint64
 	rec           []byte // nil for a removal
 	adjust, scale float32
+	first         bool // the first id of its Add or Remove call
 }
 
 // queryCtx is the scratch of one query in flight.
@@ -219,6 +224,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.awaitCompaction()
 	if err := x.ownMemory(); err != nil {
 		return err
 	}
@@ -245,28 +251,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		x.mu.Unlock()
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		if len(ids) >= parallelBuildMin {
-			// A deterministic parallel build on the runtime's workers: the
-			// same graph whatever the thread count.
-			adj, mul := bias, scales
-			if x.adjust == score.AdjustNone {
-				adj = nil
-			}
-			if x.adjust != score.AdjustScaleSubtract {
-				mul = nil
-			}
-			if err := g.Build(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
-				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-			}
-			return nil
-		}
-		g.Reserve(len(ids))
-		for i, id := range ids {
-			if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
-				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-			}
-		}
-		return nil
+		return x.insertGraph(g, ids, recs, bias, scales)
 	}
 	x.flat.Reserve(len(ids))
 	for i, id := range ids {
@@ -275,50 +260,35 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 			return err // unreachable: ids were checked under writeMu
 		}
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i], scale: scales[i]})
+			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i], scale: scales[i], first: i == 0})
 		}
 	}
 	grow := x.cfg.Kind == KindAuto && !x.building && x.flat.RecordBytes() > x.cfg.FlatLimitBytes
 	if grow {
 		x.building = true
 		ids, recs, adj, scales := x.flat.Snapshot()
+		sw := &graphSwitch{built: make(chan struct{})}
+		x.switching = sw
 		x.bg.Add(1)
-		go x.switchToGraph(ids, recs, adj, scales)
+		go x.switchToGraph(sw, ids, recs, adj, scales)
 	}
 	x.mu.Unlock()
 	return nil
 }
 
 // switchToGraph builds the graph from a snapshot of the flat index while
-// queries go on, replays the writes made meanwhile, then swaps.
-func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) {
+// queries go on, then replays the writes made meanwhile and swaps, unless
+// a save has already done so (finishSwitch).
+func (x *Index) switchToGraph(sw *graphSwitch, ids []uint64, recs []byte, adj, scales []float32) {
 	defer x.bg.Done()
-	g, err := x.newGraph()
-	if err == nil {
-		err = g.Build(ids, recs, adj, scales, x.rt.workers(), true)
+	sw.g, sw.err = x.newGraph()
+	if sw.err == nil {
+		sw.err = sw.g.Build(ids, recs, adj, scales, x.rt.workers(), true)
 	}
+	close(sw.built)
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err == nil {
-		for _, op := range x.pending {
-			if op.rec == nil {
-				err = g.Delete(op.id)
-			} else {
-				err = g.Insert(op.id, op.rec, op.adjust, op.scale)
-			}
-			if err != nil {
-				break
-			}
-		}
-	}
-	x.pending, x.building = nil, false
-	if err != nil {
-		// Keep serving exactly; the next Add past the limit tries again.
-		return
-	}
-	x.graph, x.flat = g, nil
+	x.finishSwitch(sw)
 }
 
 // Wait returns once any background graph build or compaction has finished.
@@ -382,6 +352,7 @@ func normalize(v []float32) {
 func (x *Index) Remove(ids ...uint64) error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.awaitCompaction()
 	if err := x.ownMemory(); err != nil {
 		return err
 	}
@@ -399,21 +370,9 @@ func (x *Index) Remove(ids ...uint64) error {
 	if g := x.graph; g != nil {
 		x.mu.Unlock()
 		x.mu.RLock()
-		for _, id := range ids {
-			if err := g.Delete(id); err != nil {
-				x.mu.RUnlock()
-				return errorf(ErrNotFound, "%v", err) // unreachable: ids were checked
-			}
-		}
-		// Tombstones still route but lengthen searches: reclaim them in the
-		// background once they are a fifth of the graph.
-		if g.Deleted()*5 > g.Len() && x.compactOn.CompareAndSwap(false, true) {
-			x.bg.Add(1)
-			go func() {
-				defer x.bg.Done()
-				defer x.compactOn.Store(false)
-				g.Compact(x.rt.workers())
-			}()
+		if err := x.deleteGraph(g, ids, false); err != nil {
+			x.mu.RUnlock()
+			return err
 		}
 		x.mu.RUnlock()
 		// Only now leave the rerank copy: a query that found the ids in the
@@ -423,12 +382,12 @@ func (x *Index) Remove(ids ...uint64) error {
 		return x.removeRerank(ids)
 	}
 	defer x.mu.Unlock()
-	for _, id := range ids {
+	for i, id := range ids {
 		if err := x.flat.Remove(id); err != nil {
 			return err // unreachable: ids were checked under writeMu
 		}
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id})
+			x.pending = append(x.pending, pendingOp{id: id, first: i == 0})
 		}
 	}
 	return x.removeRerank(ids)

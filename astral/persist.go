@@ -34,11 +34,10 @@ var metadata = []byte("writer=astral " + Version + "\n")
 // Save writes the index to w in the index file format (docs/FORMAT.md).
 //
 // The file is a snapshot of one moment: Add and Remove wait until Save
-// returns, while queries keep running. A graph compaction in progress
-// finishes first; during an auto index's background switch to a graph the
-// flat index, which is live and complete, is saved (and a loaded one
-// switches again on its next Add). Two saves of the same content give the
-// same bytes.
+// returns, while queries keep running. The bytes depend only on the calls
+// made before, never on timing: a graph compaction a Remove started
+// finishes first, and so does an auto index's background switch to a
+// graph (order.go).
 func (x *Index) Save(w io.Writer) error {
 	_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 	return err
@@ -207,6 +206,7 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
 	// live: the switch to a graph takes it.
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.settle() // the same calls, the same bytes: no race with background work
 	if err := x.Verify(); err != nil {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
