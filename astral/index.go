@@ -65,6 +65,7 @@ type Index struct {
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
 
 	mapped *mapping   // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
+	faults faultLatch // a fault reading it (fault.go)
 	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
 }
 
@@ -502,11 +503,8 @@ func (x *Index) finish(c *queryCtx, j int, res []Result) {
 	}
 }
 
-// Query finds the k nearest stored vectors to q and returns them best first
-// in dst[:n] (n = min(k, Len())), reusing dst's memory: with cap(dst) >= k it
-// allocates nothing. Flat indexes are exact; HNSW searches EfSearch (at
-// least k) candidates.
-func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
+// query is Query without the fault guard.
+func (x *Index) query(dst []Result, q []float32, k int) ([]Result, error) {
 	if k < 1 || k > MaxK {
 		return dst[:0], errorf(ErrInvalidArgument, "k = %d: want 1 to %d", k, MaxK)
 	}
@@ -566,10 +564,8 @@ func (x *Index) SetEfSearch(ef int) error {
 	return nil
 }
 
-// QueryBatch runs len(queries)/Dim queries, MaxBatch per pass over the
-// records. Query i's results are dst[i*k : i*k+counts[i]], best first; counts
-// must hold one entry per query. The results equal Query's, bit for bit.
-func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int) ([]Result, error) {
+// queryBatch is QueryBatch without the fault guard.
+func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, k int) ([]Result, error) {
 	dim := x.cfg.Dim
 	if k < 1 || k > MaxK {
 		return dst[:0], errorf(ErrInvalidArgument, "k = %d: want 1 to %d", k, MaxK)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -198,7 +199,10 @@ func (fw *fileWriter) pad() { fw.write(zeros[:align64(fw.off)-fw.off]) }
 
 // save writes the index through the writer open returns once the file's
 // length is known, and returns that length.
-func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
+func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err error) {
+	if x.faults.mapped.Load() {
+		defer x.endGuard(debug.SetPanicOnFault(true), &err)
+	}
 	if !littleEndianHost() {
 		return 0, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
 	}
@@ -211,7 +215,6 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
 	if g := x.graph; g != nil {
-		var size int64
 		err := g.View(func(v *hnsw.View) error {
 			var err error
 			size, err = x.saveGraph(v, open)
@@ -857,6 +860,7 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if mapped {
 		m := &mapping{data: data}
 		x.mapped = m
+		x.faults.mapped.Store(true)
 		runtime.AddCleanup(x, func(m *mapping) { m.release() }, m)
 	}
 	if later != nil {
@@ -908,7 +912,7 @@ func (x *Index) verifyLater(check func() error) {
 	x.bg.Add(1)
 	go func() {
 		defer x.bg.Done() // also keeps x, and so its mapping, alive meanwhile
-		c.err = check()
+		c.err = x.guarded(check)
 		c.bad.Store(c.err != nil)
 		close(c.done)
 	}()
@@ -920,6 +924,9 @@ func (x *Index) verifyLater(check func() error) {
 // the first problem (the index then refuses queries, writes and saves).
 // Any other index was checked whole before it was returned: nil at once.
 func (x *Index) Verify() error {
+	if err := x.faults.failed(); err != nil {
+		return err
+	}
 	x.mu.RLock()
 	c := x.check
 	x.mu.RUnlock()
@@ -933,6 +940,9 @@ func (x *Index) Verify() error {
 // damaged is the failed background check's error, without waiting for
 // one still running; hold mu.
 func (x *Index) damaged() error {
+	if err := x.faults.failed(); err != nil {
+		return err
+	}
 	if c := x.check; c != nil && c.bad.Load() {
 		return c.err
 	}
@@ -950,20 +960,9 @@ func (x *Index) ownMemory() error {
 	if m == nil {
 		return nil
 	}
-	if g := x.graph; g != nil {
-		// Searches pick the copy up as they start; the lock waits out
-		// those still reading the mapping.
-		g.Detach()
-		x.mu.Lock()
-	} else {
-		x.mu.Lock()
-		x.flat.Detach()
+	if err := x.detach(); err != nil {
+		return err
 	}
-	if x.rerank != nil {
-		x.rerank.Detach()
-	}
-	x.mapped = nil
-	x.mu.Unlock()
 	m.release()
 	return nil
 }
