@@ -33,6 +33,8 @@ func statusOf(err error) C.AstralStatus {
 		return C.ASTRAL_E_INVALID_ARGUMENT
 	case errors.Is(err, astral.ErrCorrupt):
 		return C.ASTRAL_E_CORRUPT // a loaded file's background check failed
+	case errors.Is(err, astral.ErrIO):
+		return C.ASTRAL_E_IO // a mapped file faulted (truncated under the index)
 	}
 	return C.ASTRAL_E_INTERNAL
 }
