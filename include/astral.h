@@ -100,7 +100,9 @@ enum {
     ASTRAL_E_NOT_INITIALIZED = 7,   /* astral_init has not succeeded, or astral_shutdown ran */
     ASTRAL_E_BUFFER_TOO_SMALL = 8,  /* a caller's output array is too short */
     ASTRAL_E_OUT_OF_MEMORY = 9,     /* a size too large to allocate */
-    ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed */
+    ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed,
+                                     * or a mapped file faulted (truncated under the index): the
+                                     * index then answers every call but destroy with it */
     ASTRAL_E_CORRUPT = 11,          /* saved index data damaged, truncated or forged */
     ASTRAL_E_INTERNAL = 12,         /* a bug in Astral; the message says where */
     ASTRAL_E_VERSION_MISMATCH = 13, /* saved index data of another format version or byte order */
@@ -259,8 +261,10 @@ ASTRAL_API size_t astral_last_error(char *buf, size_t capacity);
  * Thread-safe; init and shutdown may be repeated in turn. */
 ASTRAL_API AstralStatus astral_init(const AstralInit *init);
 
-/* Destroys every index still alive (their handles become stale), then
- * stops the workers. Calls already running on an index finish normally.
+/* Destroys every index still alive (their handles become stale), unmaps
+ * the files of those loaded by astral_index_load (waiting for calls still
+ * scanning them), then stops the workers. Calls already running on an
+ * index finish normally.
  * Statuses: OK; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_shutdown(void);
 
