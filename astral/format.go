@@ -272,6 +272,9 @@ func decodeHeader(b []byte) (*header, error) {
 		switch {
 		case s.flags&^sectionOptional != 0 || le.Uint32(e[28:]) != 0:
 			return nil, errorf(ErrCorrupt, "section %d (%v): unknown flags %#x or reserved bits set", i, s.kind, s.flags)
+		case s.flags&sectionOptional != 0 && s.kind >= secIDs && s.kind <= secRerankAdjust && s.kind != secMetadata:
+			// Only a kind this reader does not know may be skipped.
+			return nil, errorf(ErrCorrupt, "section %d (%v): a required kind marked optional", i, s.kind)
 		case seen[s.kind]:
 			return nil, errorf(ErrCorrupt, "section %v appears twice", s.kind)
 		case s.offset != off:
