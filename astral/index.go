@@ -192,6 +192,9 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	if !checkFinite(vectors) {
 		return errorf(ErrNonFinite, "vectors hold NaN or Inf")
 	}
+	if err := x.checkMagnitude(vectors, "vector"); err != nil {
+		return err
+	}
 	seen := make(map[uint64]struct{}, len(ids))
 	for _, id := range ids {
 		if _, dup := seen[id]; dup {
@@ -433,6 +436,9 @@ func (x *Index) checkQuery(q []float32) error {
 	if !checkFinite(q) {
 		return errorf(ErrNonFinite, "query holds NaN or Inf")
 	}
+	if err := x.checkMagnitude(q, "query"); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -579,6 +585,9 @@ func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, k int)
 	}
 	if !checkFinite(queries) {
 		return dst[:0], errorf(ErrNonFinite, "queries hold NaN or Inf")
+	}
+	if err := x.checkMagnitude(queries, "query"); err != nil {
+		return dst[:0], err
 	}
 	if cap(dst) < nq*k {
 		dst = make([]Result, nq*k)

@@ -173,6 +173,9 @@ typedef struct AstralInit {
 #define ASTRAL_MAX_RERANK_FACTOR 64u
 
 #define ASTRAL_MAX_DIMENSION 4096
+/* The longest vector or query the dot and L2 metrics take, 2^62: then every
+ * score stays finite in float. Cosine takes any finite vector. */
+#define ASTRAL_MAX_NORM 4611686018427387904.0
 #define ASTRAL_MAX_K 1024
 /* Queries sharing one pass over the records in astral_index_query_batch. */
 #define ASTRAL_MAX_BATCH 16
@@ -290,8 +293,10 @@ ASTRAL_API AstralStatus astral_index_destroy(AstralIndex index);
 /* Stores count vectors under ids. vectors holds value_count floats, row
  * after row, and value_count must be count * dimension. All or nothing: on
  * any failure nothing is stored. ids and vectors may be NULL when count and
- * value_count are 0. Cosine vectors are normalized when stored.
- * Statuses: OK; INVALID_ARGUMENT (NULL pointer); DIMENSION (value_count);
+ * value_count are 0. Cosine vectors are normalized when stored; under dot
+ * and L2 a vector may be at most ASTRAL_MAX_NORM long, so no score overflows.
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer; dot or L2 vector longer
+ * than ASTRAL_MAX_NORM, e.g. holding FLT_MAX); DIMENSION (value_count);
  * NON_FINITE; DUPLICATE_ID (already stored or repeated in ids);
  * OUT_OF_MEMORY (count too large); CORRUPT (the background check of a
  * file loaded with ASTRAL_LOAD_VERIFY_IN_BACKGROUND failed); STALE_HANDLE;
@@ -312,9 +317,10 @@ ASTRAL_API AstralStatus astral_index_remove(AstralIndex index, const uint64_t *i
  * them best first (by score, then lower id) to results[0 .. *out_count),
  * *out_count = min(k, stored vectors). capacity is the length of results
  * and must be >= k. Allocates nothing. *out_count is 0 on failure.
- * Statuses: OK; INVALID_ARGUMENT (NULL pointer, k = 0 or > ASTRAL_MAX_K);
- * DIMENSION (dimension differs from the index's); NON_FINITE;
- * BUFFER_TOO_SMALL (capacity < k); CORRUPT (as astral_index_add);
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer, k = 0 or > ASTRAL_MAX_K,
+ * dot or L2 query longer than ASTRAL_MAX_NORM); DIMENSION (dimension
+ * differs from the index's); NON_FINITE; BUFFER_TOO_SMALL (capacity < k);
+ * IO (the index's mapped file faulted); CORRUPT (as astral_index_add);
  * STALE_HANDLE; NOT_INITIALIZED.
  * Thread-safe: any number of threads may query one index while others add
  * and remove. */

@@ -142,6 +142,31 @@ static void test_shutdown_unmaps(void) {
     unlink(path);
 }
 
+/* Under dot and L2 a vector longer than ASTRAL_MAX_NORM (FLT_MAX among
+ * them) is refused: its scores could be +Inf. */
+static void test_max_norm(void) {
+    AstralIndexOptions o = {0};
+    AstralIndex h = ASTRAL_INDEX_NONE;
+    AstralResult res[K];
+    uint32_t count = 0;
+    float v[DIM] = {0};
+    uint64_t id = 7;
+    o.struct_size = sizeof o;
+    o.dimension = DIM;
+    o.metric = ASTRAL_METRIC_L2;
+    o.storage = ASTRAL_STORAGE_F32;
+    CHECK_OK(astral_index_create(&o, &h));
+    v[2] = 3.4028234663852886e38f; /* FLT_MAX */
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_add(h, &id, 1, v, DIM), "MaxNorm");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query(h, v, DIM, K, res, K, &count), "MaxNorm");
+    v[2] = (float)ASTRAL_MAX_NORM;
+    CHECK_OK(astral_index_add(h, &id, 1, v, DIM));
+    v[2] = -(float)ASTRAL_MAX_NORM;
+    CHECK_OK(astral_index_query(h, v, DIM, K, res, K, &count));
+    CHECK(count == 1 && res[0].score == 4 * (float)ASTRAL_MAX_NORM * (float)ASTRAL_MAX_NORM);
+    CHECK_OK(astral_index_destroy(h));
+}
+
 int main(void) {
     const uint32_t storages[] = {ASTRAL_STORAGE_E5M2, ASTRAL_STORAGE_E4M3, ASTRAL_STORAGE_INT8,
                                  ASTRAL_STORAGE_F16, ASTRAL_STORAGE_F32};
@@ -156,6 +181,7 @@ int main(void) {
         test_deterministic_saves(ASTRAL_KIND_HNSW, storages[s], 12);
         test_deterministic_saves(ASTRAL_KIND_FLAT, storages[s], 5);
     }
+    test_max_norm();
     test_shutdown_unmaps();
     CHECK_OK(astral_shutdown());
     return check_report("test_mapsave");
