@@ -19,7 +19,11 @@ func TestTruncatedMapping(t *testing.T) {
 		for _, threads := range []int{0, 2} {
 			t.Run(kind.String()+"/"+string(rune('0'+threads)), func(t *testing.T) {
 				rt := newRuntime(t, threads)
-				x := testIndex(t, rt, kind, Cosine, 20000, 64, WithRerank(F32, 2))
+				n := 20000 // enough records for the workers to share a flat scan
+				if kind == KindHNSW {
+					n = 3000
+				}
+				x := testIndex(t, rt, kind, Cosine, n, 64, WithRerank(F32, 2))
 				path := filepath.Join(t.TempDir(), "x.idx")
 				require.NoError(t, x.SaveFile(path))
 				y, err := OpenFile(rt, path)
