@@ -98,11 +98,11 @@ type queryCtx struct {
 
 // NewIndex creates an empty index. rt may be nil: queries then run serially.
 func NewIndex(rt *Runtime, opts ...Option) (*Index, error) {
-	c := Config{Metric: Cosine, Storage: E5M2, FlatLimitBytes: DefaultFlatLimitBytes,
-		M: hnsw.DefaultM, EfConstruction: hnsw.DefaultEfConstruction, EfSearch: DefaultEfSearch}
+	c := Config{Metric: Cosine, Storage: E5M2, FlatLimitBytes: DefaultFlatLimitBytes}
 	for _, o := range opts {
 		o(&c)
 	}
+	c.withDefaults()
 	if err := c.validate(); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,7 @@
 package astral
 
 import (
-	"io"
-	"os"
-	"strings"
-	"unicode"
-
+	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/hnsw"
 )
 
@@ -42,20 +38,9 @@ type FileInfo struct {
 // NoEntry is FileInfo.Entry of a file with no graph or an empty one.
 const NoEntry = hnsw.NoEntry
 
-// SectionInfo describes one section of an index file.
-type SectionInfo struct {
-	Name     string
-	Kind     uint32
-	Optional bool
-	Offset   uint64
-	Length   uint64
-	CRC      uint32 // as the header records it
-	Computed uint32 // as computed from the file, when Checked
-	Checked  bool   // the file holds the whole section
-}
-
-// OK reports whether the section is whole and its checksum matches.
-func (s SectionInfo) OK() bool { return s.Checked && s.CRC == s.Computed }
+// SectionInfo describes one section of an index file; OK reports whether
+// it is whole and its checksum matches.
+type SectionInfo = file.SectionInfo
 
 // InspectFile reads the header of the index file at path and checksums
 // every section, reading the file piece by piece. It returns what it
@@ -64,94 +49,15 @@ func (s SectionInfo) OK() bool { return s.Checked && s.CRC == s.Computed }
 // sections' bytes, not their meaning: OpenFile checks every count and
 // link as well.
 func InspectFile(path string) (*FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, errorf(ErrIO, "%v", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, errorf(ErrIO, "%v", err)
-	}
-	size := fi.Size()
-	var fixed [fixedHeaderLen]byte
-	if _, err := f.ReadAt(fixed[:], 0); err != nil {
-		return nil, readError(err, "the header")
-	}
-	hl, err := prefix(fixed[:])
-	if err != nil {
+	in, err := fileFormat.Inspect(path)
+	if in == nil {
 		return nil, err
 	}
-	hb := make([]byte, hl)
-	if _, err := f.ReadAt(hb, 0); err != nil {
-		return nil, readError(err, "the header")
-	}
-	h, err := decodeHeader(hb)
-	if err != nil {
-		return nil, err
-	}
-	info := &FileInfo{Size: size, Version: h.version, HeaderLen: hl, HeaderCRC: headerCRC(hb), Dim: int(h.dim),
-		Metric: h.metric, Kind: h.kind, Structure: h.structure, Storage: h.storage, Stride: int(h.stride),
-		Rerank: h.rerank, RerankFactor: int(h.rerankFactor),
-		M: int(h.m), EfConstr: int(h.efConstruction), EfSearch: int(h.efSearch), FlatLimit: int64(h.flatLimit),
-		Count: h.count, Slots: h.slots, Entry: h.entry, UpperWords: h.upperWords, BlockWords: int(h.blockWords),
-		Seed: h.seed, KeepPruned: h.graphFlags&graphKeepPruned != 0}
-	var first error
-	note := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	if want := h.fileLen(); uint64(size) < want {
-		note(errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", size, want))
-	} else if uint64(size) > want {
-		note(errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(size)-want, want))
-	}
-	buf := make([]byte, 1<<20)
-	for _, s := range h.sections {
-		si := SectionInfo{Name: s.kind.String(), Kind: uint32(s.kind), Optional: s.flags&sectionOptional != 0,
-			Offset: s.offset, Length: s.length, CRC: s.crc}
-		r := io.NewSectionReader(f, int64(s.offset), int64(s.length))
-		var crc uint32
-		var meta []byte
-		var got uint64
-		for {
-			n, err := r.Read(buf)
-			got += uint64(n)
-			crc = crc32Update(crc, buf[:n])
-			if s.kind == secMetadata {
-				meta = append(meta, buf[:n]...)
-			}
-			if err == io.EOF {
-				si.Checked = got == s.length
-				break
-			}
-			if err != nil {
-				note(errorf(ErrIO, "reading section %v: %v", s.kind, err))
-				break
-			}
-		}
-		si.Computed = crc
-		switch {
-		case !si.Checked:
-			note(errorf(ErrCorrupt, "truncated in section %v", s.kind))
-		case crc != s.crc:
-			note(crcError(s, crc))
-		case s.kind == secMetadata:
-			info.Metadata = printable(string(meta))
-		}
-		info.Sections = append(info.Sections, si)
-	}
-	return info, first
-}
-
-// printable keeps metadata safe to print: no control characters but
-// newlines.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || (unicode.IsPrint(r) && r != unicode.ReplacementChar) {
-			return r
-		}
-		return '?'
-	}, s)
+	h := in.Header
+	return &FileInfo{Size: in.Size, Version: h.Version, HeaderLen: int(h.HeaderLen), HeaderCRC: in.HeaderCRC,
+		Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Structure: Kind(h.Structure),
+		Storage: Storage(h.Storage), Stride: int(h.Stride), Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor),
+		M: int(h.M), EfConstr: int(h.EfConstruction), EfSearch: int(h.EfSearch), FlatLimit: int64(h.FlatLimit),
+		Count: h.Count, Slots: h.Slots, Entry: h.Entry, UpperWords: h.UpperWords, BlockWords: int(h.BlockWords),
+		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata}, err
 }

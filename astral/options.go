@@ -107,22 +107,37 @@ type Config struct {
 	RerankFactor int
 }
 
-// DefaultEfSearch is the HNSW search breadth unless WithEfSearch says otherwise.
-const DefaultEfSearch = 128
+// The bounds and defaults of the options; 0 in an option that has a
+// default means that default.
+const (
+	// MaxDim bounds the dimension.
+	MaxDim = kernel.MaxDim
+	// DefaultM and MaxM: links per node on upper levels (2·M on level 0).
+	DefaultM = hnsw.DefaultM
+	MaxM     = hnsw.MaxM
+	// DefaultEfConstruction: candidates kept while inserting.
+	DefaultEfConstruction = hnsw.DefaultEfConstruction
+	// DefaultEfSearch: the HNSW search breadth unless WithEfSearch says
+	// otherwise.
+	DefaultEfSearch = 128
+	// MaxEf bounds efConstruction and efSearch.
+	MaxEf = hnsw.MaxEf
+)
 
-// WithHNSW sets the graph's M (2 to 128, default 16) and efConstruction
-// (default 200, never below M).
+// WithHNSW sets the graph's M (2 to MaxM; 0 for DefaultM) and
+// efConstruction (M to MaxEf; 0 for DefaultEfConstruction).
 func WithHNSW(m, efConstruction int) Option {
 	return func(c *Config) { c.M, c.EfConstruction = m, efConstruction }
 }
 
-// WithEfSearch sets the default HNSW search breadth (1 to 4096).
+// WithEfSearch sets the default HNSW search breadth (1 to MaxEf; 0 for
+// DefaultEfSearch).
 func WithEfSearch(ef int) Option { return func(c *Config) { c.EfSearch = ef } }
 
 // Option configures NewIndex.
 type Option func(*Config)
 
-// WithDim sets the dimension (1 to 4096); required.
+// WithDim sets the dimension (1 to MaxDim); required.
 func WithDim(d int) Option { return func(c *Config) { c.Dim = d } }
 
 // WithMetric sets the metric; the default is Cosine.
@@ -139,12 +154,7 @@ func WithStorage(s Storage) Option { return func(c *Config) { c.Storage = s } }
 // MaxRerankFactor; 0 means DefaultRerankFactor). Results then carry the
 // exact scores of that copy.
 func WithRerank(s Storage, factor int) Option {
-	return func(c *Config) {
-		if factor == 0 {
-			factor = DefaultRerankFactor
-		}
-		c.Rerank, c.RerankFactor = s, factor
-	}
+	return func(c *Config) { c.Rerank, c.RerankFactor = s, factor }
 }
 
 // WithFlatLimitBytes sets where KindAuto leaves exact search.
@@ -153,50 +163,155 @@ func WithFlatLimitBytes(n int64) Option { return func(c *Config) { c.FlatLimitBy
 // WithKernel forces a kernel implementation by name (tests, benchmarks).
 func WithKernel(name string) Option { return func(c *Config) { c.Kernel = name } }
 
-// storageProblem says what is wrong with a storage kind and rerank copy
-// (options or a file header), or "".
-func storageProblem(s, rerank Storage, factor int64) string {
-	switch {
-	case !s.Valid():
-		return fmt.Sprintf("unknown storage %d", s)
-	case rerank == 0 && factor != 0:
-		return fmt.Sprintf("rerank factor %d without a rerank copy", factor)
-	case rerank != 0 && rerank != F16 && rerank != F32:
-		return fmt.Sprintf("rerank storage %d: want f16 (%d) or f32 (%d)", rerank, F16, F32)
-	case rerank != 0 && (factor < 1 || factor > MaxRerankFactor):
-		return fmt.Sprintf("rerank factor %d: want 1 to %d", factor, MaxRerankFactor)
+// Setting names one configured value, as errors report it.
+type Setting uint8
+
+// The settings of an index (Config's fields, and the same fields of a file
+// header).
+const (
+	SettingDim Setting = iota + 1
+	SettingMetric
+	SettingKind
+	SettingStorage
+	SettingRerank
+	SettingRerankFactor
+	SettingM
+	SettingEfConstruction
+	SettingEfSearch
+	SettingFlatLimitBytes
+)
+
+func (s Setting) String() string {
+	switch s {
+	case SettingDim:
+		return "dimension"
+	case SettingMetric:
+		return "metric"
+	case SettingKind:
+		return "index kind"
+	case SettingStorage:
+		return "storage"
+	case SettingRerank:
+		return "rerank storage"
+	case SettingRerankFactor:
+		return "rerank factor"
+	case SettingM:
+		return "M"
+	case SettingEfConstruction:
+		return "efConstruction"
+	case SettingEfSearch:
+		return "efSearch"
+	case SettingFlatLimitBytes:
+		return "flat limit bytes"
 	}
-	return ""
+	return "unknown setting"
 }
 
-func (c *Config) validate() error {
-	if c.Dim < 1 || c.Dim > kernel.MaxDim {
-		return errorf(ErrInvalidArgument, "dimension %d: want 1 to %d", c.Dim, kernel.MaxDim)
+// A SettingError is a setting out of range, from options (wrapping
+// ErrInvalidArgument) or a file header (wrapping ErrCorrupt). Bindings
+// describe it in their own names with Describe.
+type SettingError struct {
+	Setting Setting
+	Value   int64
+	// Want is what the setting may be; empty for an unknown enum value.
+	Want string
+	// Without, when set, is the setting this one needs and lacks.
+	Without  Setting
+	sentinel error
+}
+
+func (e *SettingError) Error() string {
+	return e.sentinel.Error() + ": " + e.Describe(Setting.String)
+}
+
+func (e *SettingError) Unwrap() error { return e.sentinel }
+
+// Describe says what is wrong, naming settings with name.
+func (e *SettingError) Describe(name func(Setting) string) string {
+	return e.describe(name, e.Value)
+}
+
+// DescribeValue is Describe with the value as the caller gave it, before a
+// narrowing conversion.
+func (e *SettingError) DescribeValue(name func(Setting) string, value uint64) string {
+	return e.describe(name, value)
+}
+
+func (e *SettingError) describe(name func(Setting) string, value any) string {
+	switch {
+	case e.Without != 0:
+		return fmt.Sprintf("%s %d without a %s", name(e.Setting), value, name(e.Without))
+	case e.Want == "":
+		return fmt.Sprintf("unknown %s %d", name(e.Setting), value)
 	}
-	switch c.Metric {
-	case Cosine, Dot, L2:
-	default:
-		return errorf(ErrInvalidArgument, "unknown metric %d", c.Metric)
+	return fmt.Sprintf("%s %d: want %s", name(e.Setting), value, e.Want)
+}
+
+// check is the one validator of a configuration: NewIndex's options
+// (fresh, after withDefaults; failures wrap ErrInvalidArgument) and a file
+// header's fields (failures wrap ErrCorrupt). Fresh options must also keep
+// efConstruction at least M, which files written before that rule may not.
+func (c *Config) check(fresh bool) error {
+	bad := func(s Setting, v int64, want string, args ...any) error {
+		e := &SettingError{Setting: s, Value: v, Want: fmt.Sprintf(want, args...), sentinel: ErrInvalidArgument}
+		if !fresh {
+			e.sentinel = ErrCorrupt
+		}
+		return e
 	}
-	switch c.Kind {
-	case KindAuto, KindFlat, KindHNSW:
-	default:
-		return errorf(ErrInvalidArgument, "unknown index kind %d", c.Kind)
+	// The defaults that 0 stands for, said only where 0 is accepted.
+	or0 := func(def int) string {
+		if !fresh {
+			return ""
+		}
+		return fmt.Sprintf(" (0 for %d)", def)
 	}
-	if msg := storageProblem(c.Storage, c.Rerank, int64(c.RerankFactor)); msg != "" {
-		return errorf(ErrInvalidArgument, "%s", msg)
-	}
-	if c.M < 2 || c.M > hnsw.MaxM {
-		return errorf(ErrInvalidArgument, "M %d: want 2 to %d", c.M, hnsw.MaxM)
-	}
-	if c.EfConstruction < 1 || c.EfConstruction > hnsw.MaxEf {
-		return errorf(ErrInvalidArgument, "efConstruction %d: want 1 to %d", c.EfConstruction, hnsw.MaxEf)
-	}
-	if c.EfSearch < 1 || c.EfSearch > hnsw.MaxEf {
-		return errorf(ErrInvalidArgument, "efSearch %d: want 1 to %d", c.EfSearch, hnsw.MaxEf)
-	}
-	if c.FlatLimitBytes < 0 {
-		return errorf(ErrInvalidArgument, "flat limit %d bytes is negative", c.FlatLimitBytes)
+	switch {
+	case c.Dim < 1 || c.Dim > MaxDim:
+		return bad(SettingDim, int64(c.Dim), "1 to %d", MaxDim)
+	case c.Metric != Cosine && c.Metric != Dot && c.Metric != L2:
+		return bad(SettingMetric, int64(c.Metric), "")
+	case c.Kind > KindHNSW:
+		return bad(SettingKind, int64(c.Kind), "")
+	case !c.Storage.Valid():
+		return bad(SettingStorage, int64(c.Storage), "")
+	case c.Rerank == 0 && c.RerankFactor != 0:
+		e := bad(SettingRerankFactor, int64(c.RerankFactor), "").(*SettingError)
+		e.Without = SettingRerank
+		return e
+	case c.Rerank != 0 && c.Rerank != F16 && c.Rerank != F32:
+		return bad(SettingRerank, int64(c.Rerank), "0 (none), %v (%d) or %v (%d)", F16, F16, F32, F32)
+	case c.Rerank != 0 && (c.RerankFactor < 1 || c.RerankFactor > MaxRerankFactor):
+		return bad(SettingRerankFactor, int64(c.RerankFactor), "1 to %d%s", MaxRerankFactor, or0(DefaultRerankFactor))
+	case c.M < 2 || c.M > MaxM:
+		return bad(SettingM, int64(c.M), "2 to %d%s", MaxM, or0(DefaultM))
+	case fresh && (c.EfConstruction < c.M || c.EfConstruction > MaxEf):
+		return bad(SettingEfConstruction, int64(c.EfConstruction), "M (%d) to %d%s", c.M, MaxEf, or0(DefaultEfConstruction))
+	case c.EfConstruction < 1 || c.EfConstruction > MaxEf:
+		return bad(SettingEfConstruction, int64(c.EfConstruction), "1 to %d", MaxEf)
+	case c.EfSearch < 1 || c.EfSearch > MaxEf:
+		return bad(SettingEfSearch, int64(c.EfSearch), "1 to %d%s", MaxEf, or0(DefaultEfSearch))
+	case c.FlatLimitBytes < 0:
+		return bad(SettingFlatLimitBytes, c.FlatLimitBytes, "0 or more")
 	}
 	return nil
+}
+
+// validate checks options given to NewIndex, zeros already defaulted.
+func (c *Config) validate() error { return c.check(true) }
+
+// withDefaults replaces the zeros that stand for defaults.
+func (c *Config) withDefaults() {
+	if c.M == 0 {
+		c.M = DefaultM
+	}
+	if c.EfConstruction == 0 {
+		c.EfConstruction = DefaultEfConstruction
+	}
+	if c.EfSearch == 0 {
+		c.EfSearch = DefaultEfSearch
+	}
+	if c.Rerank != 0 && c.RerankFactor == 0 {
+		c.RerankFactor = DefaultRerankFactor
+	}
 }

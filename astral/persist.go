@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
-	"unsafe"
 
+	"github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/internal/score"
@@ -23,9 +20,9 @@ import (
 // order) ErrVersion; a failing file system ErrIO. Big-endian hosts get
 // errors.ErrUnsupported.
 var (
-	ErrCorrupt        = errors.New("astral: corrupt index data")
-	ErrVersion        = errors.New("astral: index format version not supported")
-	ErrIO             = errors.New("astral: i/o error")
+	ErrCorrupt        = file.ErrCorrupt
+	ErrVersion        = file.ErrVersion
+	ErrIO             = file.ErrIO
 	ErrBufferTooSmall = errors.New("astral: buffer too small")
 )
 
@@ -53,7 +50,7 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 		if size > int64(len(buf)) {
 			return nil, errorf(ErrBufferTooSmall, "the index file takes %d bytes, the buffer holds %d", size, len(buf))
 		}
-		return &sliceWriter{b: buf[:0:size]}, nil
+		return file.SliceWriter(buf[:size]), nil
 	})
 	return int(n), err
 }
@@ -68,134 +65,30 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 // (a new file gets 0644); a symbolic link, directory, FIFO, socket or
 // device at path is refused and left alone. Failures of the file system,
 // and such refusals, wrap ErrIO.
-func (x *Index) SaveFile(path string) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+func (x *Index) SaveFile(path string) error {
 	mode, err := saveTarget(path)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return errorf(ErrIO, "%v", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := &chunkWriter{w: f, buf: make([]byte, 0, saveChunk)}
-	if _, err := x.save(func(int64) (io.Writer, error) { return bw, nil }); err != nil {
+	recheck := func() error { _, err := saveTarget(path); return err }
+	return file.WriteFile(path, mode, recheck, func(w io.Writer) error {
+		_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return errorf(ErrIO, "writing %s: %v", tmp, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return errorf(ErrIO, "%v", err)
-	}
-	if err := f.Sync(); err != nil {
-		return errorf(ErrIO, "syncing %s: %v", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		return errorf(ErrIO, "closing %s: %v", tmp, err)
-	}
-	if _, err := saveTarget(path); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return errorf(ErrIO, "%v", err)
-	}
-	if err := syncDir(dir); err != nil {
-		return errorf(ErrIO, "syncing directory %s: %v", dir, err)
-	}
-	return nil
+	})
 }
 
-// saveChunk is the size and alignment of SaveFile's writes. Where the file
-// system caches files in large folios (ext4 and XFS on Linux 6.16 and
-// later), whole aligned 2 MiB writes leave the file cached as 2 MiB pages,
-// which a later OpenFile maps with one fault each instead of one per
-// 64 KiB: a mapped open of the 100k reference index takes 36 minor faults,
-// not about 800 (BenchmarkOpen100k's map_faults; README, "Opening a saved
-// index").
-const saveChunk = 2 << 20
+// mapping is a file OpenFile mapped; the index reads its sections in place
+// until the first write copies them (ownMemory).
+type mapping = file.Mapping
 
-// chunkWriter passes its writes on in whole saveChunk-aligned pieces: it
-// buffers up to a chunk boundary and writes runs of whole chunks directly.
-type chunkWriter struct {
-	w   io.Writer
-	buf []byte // cap saveChunk
-}
-
-func (c *chunkWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if len(c.buf) == 0 && len(p) >= saveChunk {
-			whole := len(p) &^ (saveChunk - 1)
-			if _, err := c.w.Write(p[:whole]); err != nil {
-				return n - len(p), err
-			}
-			p = p[whole:]
-			continue
-		}
-		k := copy(c.buf[len(c.buf):cap(c.buf)], p)
-		c.buf, p = c.buf[:len(c.buf)+k], p[k:]
-		if len(c.buf) == cap(c.buf) {
-			if err := c.Flush(); err != nil {
-				return n - len(p), err
-			}
-		}
-	}
-	return n, nil
-}
-
-// Flush writes what is buffered: the file's last, partial chunk.
-func (c *chunkWriter) Flush() error {
-	if len(c.buf) == 0 {
+// bigEndian refuses index files on a big-endian host: their sections are
+// used in place as little-endian words.
+func bigEndian() error {
+	if file.LittleEndianHost() {
 		return nil
 	}
-	_, err := c.w.Write(c.buf)
-	c.buf = c.buf[:0]
-	return err
+	return fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
 }
-
-// sliceWriter writes into a fixed slice (SaveBuffer checked its length).
-type sliceWriter struct{ b []byte }
-
-func (w *sliceWriter) Write(p []byte) (int, error) {
-	if len(p) > cap(w.b)-len(w.b) {
-		return 0, io.ErrShortWrite
-	}
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// fileWriter writes a file's parts in order, padding each section.
-type fileWriter struct {
-	w   io.Writer
-	off uint64
-	err error
-}
-
-var zeros [sectionAlign]byte
-
-func (fw *fileWriter) write(p []byte) {
-	if fw.err != nil || len(p) == 0 {
-		return
-	}
-	if _, err := fw.w.Write(p); err != nil {
-		fw.err = errorf(ErrIO, "%v", err)
-	}
-	fw.off += uint64(len(p))
-}
-
-// pad writes zeros up to the next 64-byte boundary.
-func (fw *fileWriter) pad() { fw.write(zeros[:align64(fw.off)-fw.off]) }
 
 // save writes the index through the writer open returns once the file's
 // length is known, and returns that length.
@@ -203,8 +96,8 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 	if x.faults.mapped.Load() {
 		defer x.endGuard(debug.SetPanicOnFault(true), &err)
 	}
-	if !littleEndianHost() {
-		return 0, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
+	if err := bigEndian(); err != nil {
+		return 0, err
 	}
 	// Writers wait; queries go on. writeMu also fixes which structure is
 	// live: the switch to a graph takes it.
@@ -226,63 +119,43 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 }
 
 // newHeader fills the fields every file has.
-func (x *Index) newHeader(structure Kind) *header {
+func (x *Index) newHeader(structure Kind) *file.Header {
 	c := x.cfg
-	return &header{version: FormatVersion, dim: uint32(c.Dim), metric: c.Metric, kind: c.Kind, structure: structure,
-		storage: c.Storage, stride: uint32(x.kern.Stride()), m: uint32(c.M), efConstruction: uint32(c.EfConstruction),
-		efSearch: uint32(x.efSearch.Load()), flatLimit: uint64(c.FlatLimitBytes), entry: hnsw.NoEntry,
-		rerank: c.Rerank, rerankFactor: uint32(c.RerankFactor)}
+	return &file.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
+		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),
+		EfConstruction: uint32(c.EfConstruction), EfSearch: uint32(x.efSearch.Load()), FlatLimit: uint64(c.FlatLimitBytes),
+		Entry: hnsw.NoEntry, Rerank: uint8(c.Rerank), RerankFactor: uint32(c.RerankFactor)}
 }
 
-// rerankSections returns the rerank copy's sections and their bytes.
-func (x *Index) rerankSections() ([]section, [][]byte) {
-	if x.rerank == nil {
-		return nil, nil
+// flatSections turns a flat index's parts into sections of the kinds
+// given: ids, records, then adjust values and multipliers where adjust
+// has them.
+func flatSections(p flat.Parts, adjust score.Adjust, ids, recs, adj, scales file.Kind) []file.Part {
+	out := []file.Part{{Kind: ids, Bytes: file.BytesOf(p.IDs)}, {Kind: recs, Bytes: p.Records}}
+	if adjust != score.AdjustNone {
+		out = append(out, file.Part{Kind: adj, Bytes: file.BytesOf(p.Adjust)})
 	}
-	recs, ids, bias := x.rerank.Parts()
-	secs := []section{{kind: secRerankIDs}, {kind: secRerankRecords}}
-	bufs := [][]byte{bytesOf(ids), recs}
-	if x.rerank.Adjust() != score.AdjustNone {
-		secs = append(secs, section{kind: secRerankAdjust})
-		bufs = append(bufs, bytesOf(bias))
+	if adjust == score.AdjustScaleSubtract {
+		out = append(out, file.Part{Kind: scales, Bytes: file.BytesOf(p.Scales)})
 	}
-	return secs, bufs
+	return out
+}
+
+// tail appends the rerank copy's sections, if any, and the metadata.
+func (x *Index) tail(parts []file.Part) []file.Part {
+	if x.rerank != nil {
+		// A rerank copy has no multipliers: it is f16 or f32.
+		parts = append(parts, flatSections(x.rerank.Parts(), x.rerank.Adjust(), secRerankIDs, secRerankRecords, secRerankAdjust, 0)...)
+	}
+	return append(parts, file.Part{Kind: file.KindMetadata, Flags: file.Optional, Bytes: metadata})
 }
 
 func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
-	recs, ids, bias := x.flat.Parts()
+	p := x.flat.Parts()
 	h := x.newHeader(KindFlat)
-	h.count, h.slots = uint64(len(ids)), uint64(len(ids))
-	bufs := [][]byte{bytesOf(ids), recs}
-	h.sections = []section{{kind: secIDs}, {kind: secRecords}}
-	if x.adjust != score.AdjustNone {
-		bufs = append(bufs, bytesOf(bias))
-		h.sections = append(h.sections, section{kind: secAdjust})
-	}
-	if x.adjust == score.AdjustScaleSubtract {
-		bufs = append(bufs, bytesOf(x.flat.Scales()))
-		h.sections = append(h.sections, section{kind: secScales})
-	}
-	rs, rb := x.rerankSections()
-	h.sections, bufs = append(h.sections, rs...), append(bufs, rb...)
-	bufs = append(bufs, metadata)
-	h.sections = append(h.sections, section{kind: secMetadata, flags: sectionOptional})
-	for i, c := range checksums(x.rt.workers(), bufs) {
-		h.sections[i].length, h.sections[i].crc = uint64(len(bufs[i])), c
-	}
-	h.layout()
-	w, err := open(int64(h.fileLen()))
-	if err != nil {
-		return int64(h.fileLen()), err
-	}
-	fw := &fileWriter{w: w}
-	fw.write(h.encode())
-	fw.pad()
-	for _, b := range bufs {
-		fw.write(b)
-		fw.pad()
-	}
-	return int64(fw.off), fw.err
+	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
+	parts := x.tail(flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales))
+	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
 // level0Chunk is how many bytes of level-0 blocks a graph save normalizes
@@ -293,14 +166,12 @@ func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (in
 	g := x.graph
 	h := x.newHeader(KindHNSW)
 	n, bw := v.Nodes(), v.BlockWords()
-	h.count, h.slots, h.entry = uint64(v.Live()), uint64(n), v.Entry()
-	h.upperWords, h.blockWords = uint64(v.UpperLen()), uint32(bw)
-	h.seed = g.Config().Seed
+	h.Count, h.Slots, h.Entry = uint64(v.Live()), uint64(n), v.Entry()
+	h.UpperWords, h.BlockWords = uint64(v.UpperLen()), uint32(bw)
+	h.Seed = g.Config().Seed
 	if g.Config().KeepPruned {
-		h.graphFlags |= graphKeepPruned
+		h.GraphFlags |= graphKeepPruned
 	}
-	tomb := bytesOf(v.Tombstones(nil))
-	upper := bytesOf(v.Upper(nil))
 	// The level-0 blocks are normalized (hnsw.View.Level0) a chunk at a
 	// time, twice: once for the CRC the header needs first, once to write.
 	per := max(1, level0Chunk/(bw*4))
@@ -308,76 +179,24 @@ func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (in
 	level0 := func(each func([]byte)) {
 		for lo := 0; lo < n; lo += per {
 			buf = v.Level0(buf[:0], lo, min(lo+per, n))
-			each(bytesOf(buf))
+			each(file.BytesOf(buf))
 		}
 	}
-	var crc0 uint32
-	level0(func(b []byte) { crc0 = crc32Update(crc0, b) })
-	h.sections = []section{
-		{kind: secTombstones, length: uint64(len(tomb)), crc: crc32Update(0, tomb)},
-		{kind: secLevel0, length: uint64(n) * uint64(bw) * 4, crc: crc0},
-		{kind: secUpper, length: uint64(len(upper)), crc: crc32Update(0, upper)},
-	}
-	rs, rb := x.rerankSections()
-	for i, c := range checksums(x.rt.workers(), rb) {
-		rs[i].length, rs[i].crc = uint64(len(rb[i])), c
-	}
-	h.sections = append(h.sections, rs...)
-	h.sections = append(h.sections, section{kind: secMetadata, flags: sectionOptional, length: uint64(len(metadata)), crc: crc32Update(0, metadata)})
-	h.layout()
-	w, err := open(int64(h.fileLen()))
-	if err != nil {
-		return int64(h.fileLen()), err
-	}
-	fw := &fileWriter{w: w}
-	fw.write(h.encode())
-	fw.pad()
-	fw.write(tomb)
-	fw.pad()
-	level0(fw.write)
-	fw.pad()
-	fw.write(upper)
-	fw.pad()
-	for _, b := range rb {
-		fw.write(b)
-		fw.pad()
-	}
-	fw.write(metadata)
-	fw.pad()
-	return int64(fw.off), fw.err
+	parts := x.tail([]file.Part{
+		{Kind: secTombstones, Bytes: file.BytesOf(v.Tombstones(nil))},
+		{Kind: secLevel0, Length: uint64(n) * uint64(bw) * 4, Pieces: level0},
+		{Kind: secUpper, Bytes: file.BytesOf(v.Upper(nil))},
+	})
+	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
-// bytesOf views a slice of words as its bytes (in host order: callers
-// check the host is little-endian).
-func bytesOf[T uint32 | uint64 | float32](s []T) []byte {
-	if len(s) == 0 {
-		return nil
+// checksummers is the runtime's workers for the container's checksums,
+// nil (the caller alone) without a runtime.
+func (r *Runtime) checksummers() file.Workers {
+	if p := r.workers(); p != nil {
+		return p
 	}
-	var z T
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))
-}
-
-// wordsOf views b (its length a multiple of T's size) as a slice of T,
-// copying it to aligned memory if it is not aligned. Empty b gives an
-// empty, non-nil slice.
-func wordsOf[T uint32 | uint64 | float32](b []byte) []T {
-	var z T
-	size := int(unsafe.Sizeof(z))
-	if len(b) == 0 {
-		return []T{}
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%uintptr(size) != 0 {
-		b = append(alignedBytes(0, len(b)), b...)
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size)
-}
-
-// alignedBytes returns a slice of length n and capacity c starting on a
-// 64-byte boundary.
-func alignedBytes(n, c int) []byte {
-	b := make([]byte, c+sectionAlign)
-	off := (sectionAlign - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))&(sectionAlign-1))) & (sectionAlign - 1)
-	return b[off : off+n : off+c]
+	return nil
 }
 
 // LoadBytes loads an index from b, a whole index file (a save game, a
@@ -386,8 +205,8 @@ func alignedBytes(n, c int) []byte {
 // first; damage gives ErrCorrupt and another format version ErrVersion.
 // rt may be nil, as for NewIndex.
 func LoadBytes(rt *Runtime, b []byte) (*Index, error) {
-	if !littleEndianHost() {
-		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
+	if err := bigEndian(); err != nil {
+		return nil, err
 	}
 	x, _, err := decodeBytes(rt, b, false, false)
 	return x, err
@@ -398,48 +217,18 @@ func LoadBytes(rt *Runtime, b []byte) (*Index, error) {
 // before they are checked. With later (VerifyInBackground, alias only) it
 // leaves the bulk's checks to the function it returns, nil otherwise.
 func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error, error) {
-	if len(b) < fixedHeaderLen {
-		return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), fixedHeaderLen)
-	}
-	hl, err := prefix(b)
+	h, bufs, err := fileFormat.FromBytes(b, alias)
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(b) < hl {
-		return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
-	}
-	h, err := decodeHeader(b[:hl])
-	if err != nil {
-		return nil, nil, err
-	}
-	if size := h.fileLen(); uint64(len(b)) != size {
-		if uint64(len(b)) < size {
-			return nil, nil, errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", len(b), size)
-		}
-		return nil, nil, errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
-	}
-	if err := zeroPadding(b[hl:align64(uint64(hl))], "the header"); err != nil {
-		return nil, nil, err
-	}
-	bufs := make([][]byte, len(h.sections))
-	for i, s := range h.sections {
-		end := s.offset + s.length
-		if err := zeroPadding(b[end:align64(end)], s.kind.String()); err != nil {
-			return nil, nil, err
-		}
-		bufs[i] = b[s.offset:end:end]
-		if !alias {
-			bufs[i] = append(alignedBytes(0, len(bufs[i])), bufs[i]...)
-		}
 	}
 	mode := checked
 	switch {
 	case later:
 		mode = checkLater
-	case h.structure == KindHNSW:
+	case Kind(h.Structure) == KindHNSW:
 		mode = checkLevel0
 	}
-	if err := checkCRCs(rt, h, bufs, mode.leaves); err != nil {
+	if err := fileFormat.CheckCRCs(rt.checksummers(), h, bufs, mode.leaves); err != nil {
 		return nil, nil, err
 	}
 	return assemble(rt, h, bufs, mode)
@@ -448,70 +237,8 @@ func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error
 // bulk reports the sections VerifyInBackground leaves unread: those as
 // large as the records, which no search needs whole to be safe (any bits
 // of a record score; the graph's links are checked as they are read).
-func bulk(k sectionKind) bool {
+func bulk(k file.Kind) bool {
 	return k == secLevel0 || k == secRecords || k == secRerankRecords
-}
-
-func zeroPadding(p []byte, after string) error {
-	for _, c := range p {
-		if c != 0 {
-			return errorf(ErrCorrupt, "padding after %s is not zero", after)
-		}
-	}
-	return nil
-}
-
-// checkCRCs checks the checksums of the sections but those skip names.
-func checkCRCs(rt *Runtime, h *header, bufs [][]byte, skip func(sectionKind) bool) error {
-	var todo [][]byte
-	var secs []section
-	for i, s := range h.sections {
-		if !skip(s.kind) {
-			todo, secs = append(todo, bufs[i]), append(secs, s)
-		}
-	}
-	for i, c := range checksums(rt.workers(), todo) {
-		if c != secs[i].crc {
-			return crcError(secs[i], c)
-		}
-	}
-	return nil
-}
-
-func crcError(s section, got uint32) error {
-	return errorf(ErrCorrupt, "section %v: checksum %#08x, header says %#08x", s.kind, got, s.crc)
-}
-
-// chunkCRCs collects the checksums of the level-0 chunks hnsw.FromParts
-// visits, from several goroutines.
-type chunkCRCs struct {
-	mu     sync.Mutex
-	crcs   []uint32
-	lens   []int64
-	visits int
-}
-
-func (c *chunkCRCs) visit(i int, words []uint32) {
-	crc := crc32Update(0, bytesOf(words))
-	c.mu.Lock()
-	c.crcs[i], c.lens[i] = crc, int64(len(words))*4
-	c.visits++
-	c.mu.Unlock()
-}
-
-// sum combines the chunks' checksums; ok is false unless all were visited.
-func (c *chunkCRCs) sum() (crc uint32, ok bool) {
-	if c.visits != len(c.crcs) {
-		return 0, false
-	}
-	for i, v := range c.crcs {
-		if i == 0 {
-			crc = v
-		} else {
-			crc = crcCombine(crc, v, c.lens[i])
-		}
-	}
-	return crc, true
 }
 
 // Load reads an index file from r: the header, then each section into
@@ -522,118 +249,15 @@ func (c *chunkCRCs) sum() (crc uint32, ok bool) {
 // otherwise each section grows as it is read. A short stream gives
 // ErrCorrupt; another read failure ErrIO.
 func Load(rt *Runtime, r io.Reader) (*Index, error) {
-	if !littleEndianHost() {
-		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
+	if err := bigEndian(); err != nil {
+		return nil, err
 	}
-	var fixed [fixedHeaderLen]byte
-	if _, err := io.ReadFull(r, fixed[:]); err != nil {
-		return nil, readError(err, "the header")
-	}
-	hl, err := prefix(fixed[:])
+	h, bufs, err := fileFormat.Read(r)
 	if err != nil {
 		return nil, err
-	}
-	hb := make([]byte, hl)
-	copy(hb, fixed[:])
-	if _, err := io.ReadFull(r, hb[fixedHeaderLen:]); err != nil {
-		return nil, readError(err, "the header")
-	}
-	h, err := decodeHeader(hb)
-	if err != nil {
-		return nil, err
-	}
-	size := h.fileLen()
-	left, sized := remaining(r)
-	if sized && uint64(left) < size-uint64(hl) {
-		return nil, errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", uint64(left)+uint64(hl), size)
-	}
-	pos := uint64(hl)
-	bufs := make([][]byte, len(h.sections))
-	crcs := make([]uint32, len(h.sections))
-	var pad [sectionAlign]byte
-	skip := func(to uint64, after string) error {
-		p := pad[:to-pos]
-		if _, err := io.ReadFull(r, p); err != nil {
-			return readError(err, "padding after "+after)
-		}
-		pos = to
-		return zeroPadding(p, after)
-	}
-	after := "the header"
-	for i, s := range h.sections {
-		if err := skip(s.offset, after); err != nil {
-			return nil, err
-		}
-		if bufs[i], crcs[i], err = readSection(r, s, sized); err != nil {
-			return nil, err
-		}
-		pos += s.length
-		after = s.kind.String()
-	}
-	if err := skip(align64(pos), after); err != nil {
-		return nil, err
-	}
-	for i, s := range h.sections {
-		if crcs[i] != s.crc {
-			return nil, errorf(ErrCorrupt, "section %v: checksum %#08x, header says %#08x", s.kind, crcs[i], s.crc)
-		}
 	}
 	x, _, err := assemble(rt, h, bufs, checked)
 	return x, err
-}
-
-// remaining is how many bytes r has left, when r can tell.
-func remaining(r io.Reader) (int64, bool) {
-	s, ok := r.(io.Seeker)
-	if !ok {
-		return 0, false
-	}
-	cur, err := s.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, false
-	}
-	end, err := s.Seek(0, io.SeekEnd)
-	if _, err2 := s.Seek(cur, io.SeekStart); err != nil || err2 != nil || end < cur {
-		return 0, false
-	}
-	return end - cur, true
-}
-
-// readStep is the most a section's buffer grows ahead of the bytes read.
-const readStep = 16 << 20
-
-// readSection reads section s into aligned memory and checksums it. When
-// the stream's length is known (sized) and holds the section, the buffer
-// is allocated whole; otherwise it grows as bytes arrive, so a lying
-// header costs no more memory than the stream really holds.
-func readSection(r io.Reader, s section, sized bool) ([]byte, uint32, error) {
-	n := int(s.length)
-	buf := alignedBytes(0, min(n, readStep))
-	if sized {
-		buf = alignedBytes(0, n)
-	}
-	var crc uint32
-	for len(buf) < n {
-		if len(buf) == cap(buf) {
-			buf = append(alignedBytes(0, min(n, max(2*cap(buf), readStep))), buf...)
-		}
-		next := buf[len(buf):min(n, cap(buf), len(buf)+readStep)]
-		if _, err := io.ReadFull(r, next); err != nil {
-			return nil, 0, readError(err, "section "+s.kind.String())
-		}
-		crc = crc32Update(crc, next)
-		buf = buf[:len(buf)+len(next)]
-	}
-	return buf, crc, nil
-}
-
-// readError classifies a read failure: the stream ending early is damage,
-// anything else the reader's fault.
-func readError(err error, what string) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errorf(ErrCorrupt, "truncated in %s", what)
-	}
-	return errorf(ErrIO, "reading %s: %v", what, err)
 }
 
 // checkMode is what assemble checks beyond what its caller did.
@@ -646,7 +270,7 @@ const (
 )
 
 // leaves reports whether the caller of assemble leaves k's checksum to it.
-func (m checkMode) leaves(k sectionKind) bool {
+func (m checkMode) leaves(k file.Kind) bool {
 	switch m {
 	case checkLevel0:
 		return k == secLevel0
@@ -656,15 +280,26 @@ func (m checkMode) leaves(k sectionKind) bool {
 	return false
 }
 
+// flatParts turns sections of the kinds given back into a flat index's
+// parts (see flatSections).
+func flatParts(sec func(file.Kind) []byte, adjust score.Adjust, ids, recs, adj, scales file.Kind) flat.Parts {
+	p := flat.Parts{Records: sec(recs), IDs: file.WordsOf[uint64](sec(ids))}
+	if adjust != score.AdjustNone {
+		p.Adjust = file.WordsOf[float32](sec(adj))
+	}
+	if adjust == score.AdjustScaleSubtract {
+		p.Scales = file.WordsOf[float32](sec(scales))
+	}
+	return p
+}
+
 // assemble builds the index over the sections, used in place. With
 // checkLater it returns the checks it left (a graph's links and ids, the
 // bulk's checksums, the rerank copy's ids) as later; nil otherwise.
-func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
-	c := Config{Dim: int(h.dim), Metric: h.metric, Kind: h.kind, Storage: h.storage, FlatLimitBytes: int64(h.flatLimit),
-		M: int(h.m), EfConstruction: int(h.efConstruction), EfSearch: int(h.efSearch),
-		Rerank: h.rerank, RerankFactor: int(h.rerankFactor)}
-	if err := c.validate(); err != nil {
-		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
+func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *Index, later func() error, err error) {
+	c := headerConfig(h)
+	if err := c.check(false); err != nil {
+		return nil, nil, err
 	}
 	k, err := kernel.New(nil, c.Dim, c.Storage)
 	if err != nil {
@@ -672,40 +307,31 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, 
 	}
 	x = &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
 	x.efSearch.Store(int32(c.EfSearch))
-	sec := func(kind sectionKind) []byte {
-		for i, s := range h.sections {
-			if s.kind == kind {
+	sec := func(kind file.Kind) []byte {
+		for i, s := range h.Sections {
+			if s.Kind == kind {
 				return bufs[i]
 			}
 		}
 		return nil
 	}
+	workers := rt.checksummers()
 	// The bulk's checksums, for later.
 	bulkCRCs := func() error {
-		return checkCRCs(rt, h, bufs, func(k sectionKind) bool { return !bulk(k) || k == secLevel0 })
+		return fileFormat.CheckCRCs(workers, h, bufs, func(k file.Kind) bool { return !bulk(k) || k == secLevel0 })
 	}
 	if c.Rerank != 0 {
 		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
 			return nil, nil, errorf(ErrCorrupt, "options: %v", err)
 		}
 		ra := adjustOf(c.Metric, c.Rerank)
-		var bias []float32
-		if ra != score.AdjustNone {
-			bias = wordsOf[float32](sec(secRerankAdjust))
-		}
-		if x.rerank, err = flat.FromParts(x.rkern, ra, sec(secRerankRecords), wordsOf[uint64](sec(secRerankIDs)), bias); err != nil {
+		p := flatParts(sec, ra, secRerankIDs, secRerankRecords, secRerankAdjust, 0)
+		if x.rerank, err = flat.FromParts(x.rkern, ra, p); err != nil {
 			return nil, nil, errorf(ErrCorrupt, "rerank copy: %v", err)
 		}
 	}
-	if h.structure == KindFlat {
-		var bias, scales []float32
-		if x.adjust != score.AdjustNone {
-			bias = wordsOf[float32](sec(secAdjust))
-		}
-		if x.adjust == score.AdjustScaleSubtract {
-			scales = wordsOf[float32](sec(secScales))
-		}
-		f, err := flat.FromPartsScaled(k, x.adjust, sec(secRecords), wordsOf[uint64](sec(secIDs)), bias, scales)
+	if Kind(h.Structure) == KindFlat {
+		f, err := flat.FromParts(k, x.adjust, flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales))
 		if err != nil {
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
@@ -718,27 +344,27 @@ func assemble(rt *Runtime, h *header, bufs [][]byte, mode checkMode) (x *Index, 
 		}
 		return x, later, nil
 	}
-	parts := hnsw.Parts{Nodes: int(h.slots), Level0: wordsOf[uint32](sec(secLevel0)), Upper: wordsOf[uint32](sec(secUpper)),
-		Entry: h.entry, Tombstones: wordsOf[uint32](sec(secTombstones))}
-	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.seed, KeepPruned: h.graphFlags&graphKeepPruned != 0}
-	var crcs chunkCRCs
+	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: file.WordsOf[uint32](sec(secLevel0)),
+		Upper: file.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,
+		Tombstones: file.WordsOf[uint32](sec(secTombstones))}
+	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0}
+	var sums *file.ChunkSums
 	if mode != checked {
-		per := hnsw.ChunkNodes(int(h.stride), c.M, x.adjust)
-		chunks := (int(h.slots) + per - 1) / per
-		crcs.crcs, crcs.lens = make([]uint32, chunks), make([]int64, chunks)
-		parts.Visit = crcs.visit
+		per := hnsw.ChunkNodes(int(h.Stride), c.M, x.adjust)
+		sums = file.NewChunkSums((int(h.Slots) + per - 1) / per)
+		parts.Visit = func(i int, words []uint32) { sums.Visit(i, file.BytesOf(words)) }
 	}
 	// graphChecked ends the graph's check (err its result): a failed
 	// level-0 checksum explains a failed check best, so it comes first.
 	graphChecked := func(err error) error {
 		if mode != checked {
-			s := *h.find(secLevel0)
-			got, ok := crcs.sum()
+			s := *h.Find(secLevel0)
+			got, ok := sums.Sum()
 			if !ok {
-				got = checksums(rt.workers(), [][]byte{sec(secLevel0)})[0]
+				got = file.Checksums(workers, [][]byte{sec(secLevel0)})[0]
 			}
-			if got != s.crc {
-				return crcError(s, got)
+			if got != s.CRC {
+				return fileFormat.CRCError(s, got)
 			}
 		}
 		if err != nil {
@@ -783,26 +409,12 @@ func (x *Index) checkRerankIDs() error {
 	if x.rerank == nil {
 		return nil
 	}
-	_, ids, _ := x.rerank.Parts()
-	for _, id := range ids {
+	for _, id := range x.rerank.Parts().IDs {
 		if !x.hasLocked(id) {
 			return errorf(ErrCorrupt, "rerank copy holds id %d, which the index does not", id)
 		}
 	}
 	return nil
-}
-
-// mapping is a file OpenFile mapped; the index reads its sections in place
-// until the first write copies them (ownMemory).
-type mapping struct {
-	data []byte
-	once sync.Once
-	err  error
-}
-
-func (m *mapping) release() error {
-	m.once.Do(func() { m.err = unmapFile(m.data) })
-	return m.err
 }
 
 // OpenFile opens the index file at path by mapping it read-only: the
@@ -821,8 +433,8 @@ func (m *mapping) release() error {
 // file (or a symbolic link to one) is refused with ErrIO before it is
 // opened, so a FIFO cannot block the call.
 func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
-	if !littleEndianHost() {
-		return nil, fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
+	if err := bigEndian(); err != nil {
+		return nil, err
 	}
 	var oc openConfig
 	for _, o := range opts {
@@ -832,36 +444,20 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	m, err := file.Map(f, path)
+	f.Close()
 	if err != nil {
-		return nil, errorf(ErrIO, "%v", err)
+		return nil, err
 	}
-	size := fi.Size()
-	switch {
-	case !fi.Mode().IsRegular():
-		return nil, errorf(ErrIO, "%s is not a regular file", path)
-	case size < fixedHeaderLen:
-		return nil, errorf(ErrCorrupt, "%s: truncated: %d bytes, less than the %d-byte header", path, size, fixedHeaderLen)
-	case uint64(size) > maxSections*maxSectionLen || int64(int(size)) != size:
-		return nil, errorf(ErrCorrupt, "%s: %d bytes is larger than any index file", path, size)
-	}
-	data, mapped, err := mapFile(f, int(size))
+	x, later, err := decodeBytes(rt, m.Data, true, oc.background)
 	if err != nil {
-		return nil, errorf(ErrIO, "mapping %s: %v", path, err)
-	}
-	x, later, err := decodeBytes(rt, data, true, oc.background)
-	if err != nil {
-		if mapped {
-			unmapFile(data)
-		}
+		m.Release()
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}
-	if mapped {
-		m := &mapping{data: data}
+	if m.Mapped() {
 		x.mapped = m
 		x.faults.mapped.Store(true)
-		runtime.AddCleanup(x, func(m *mapping) { m.release() }, m)
+		runtime.AddCleanup(x, func(m *mapping) { m.Release() }, m)
 	}
 	if later != nil {
 		x.verifyLater(func() error {
@@ -963,7 +559,7 @@ func (x *Index) ownMemory() error {
 	if err := x.detach(); err != nil {
 		return err
 	}
-	m.release()
+	m.Release()
 	return nil
 }
 
@@ -998,7 +594,7 @@ func (x *Index) Close() error {
 	x.mapped = nil
 	x.mu.Unlock()
 	if m != nil {
-		if err := m.release(); err != nil {
+		if err := m.Release(); err != nil {
 			return errorf(ErrIO, "unmapping: %v", err)
 		}
 	}

@@ -234,3 +234,71 @@ func benchQueries(b *testing.B, x *Index, set *fixture.Set) []Result {
 	}
 	return out
 }
+
+// BenchmarkSaveLoad saves and loads small indexes each way (flat: 20,000
+// × 128; HNSW with a rerank copy: 4,000 × 128; one worker): the
+// container's cost beside the structures', for comparing builds
+// interleaved (benchstat) rather than for absolute figures.
+//
+//	go test -run '^$' -bench SaveLoad -count 6 ./astral/
+func BenchmarkSaveLoad(b *testing.B) {
+	rt, err := NewRuntime(WithThreads(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	for _, c := range []struct {
+		name string
+		x    *Index
+	}{
+		{"flat", testIndex(b, rt, KindFlat, L2, 20000, 128)},
+		{"hnsw", testIndex(b, rt, KindHNSW, Cosine, 4000, 128, WithRerank(F16, 2))},
+	} {
+		file := saved(b, c.x)
+		path := filepath.Join(b.TempDir(), c.name+".idx")
+		if err := os.WriteFile(path, file, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		buf := make([]byte, len(file))
+		b.Run(c.name+"/SaveBuffer", func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				if _, err := c.x.SaveBuffer(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/LoadBytes", func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				y, err := LoadBytes(rt, file)
+				if err != nil {
+					b.Fatal(err)
+				}
+				y.Wait()
+				y.Len() // waits for the graph's id map
+			}
+		})
+		b.Run(c.name+"/Load", func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				y, err := Load(rt, bytes.NewReader(file))
+				if err != nil {
+					b.Fatal(err)
+				}
+				y.Len()
+			}
+		})
+		b.Run(c.name+"/OpenFile", func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				y, err := OpenFile(rt, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				y.Len()
+				y.Close()
+			}
+		})
+	}
+}

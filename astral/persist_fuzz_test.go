@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	container "github.com/astral-engine/astral/astral/internal/file"
 )
 
 // fuzzSeeds are small index files, valid and damaged: the committed
@@ -29,10 +31,10 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"hnsw-truncated":  graphFile[:len(graphFile)-100],
 		"hnsw-bitflip":    flipped(graphFile, len(graphFile)/2),
 		"flat-version-99": forge(flatFile, func(b []byte) { put32(b, 8, 99) }),
-		"hnsw-big-endian": forge(graphFile, func(b []byte) { binary.BigEndian.PutUint32(b[12:], endianMark) }),
+		"hnsw-big-endian": forge(graphFile, func(b []byte) { binary.BigEndian.PutUint32(b[12:], container.EndianMark) }),
 		"hnsw-bad-link": forge(graphFile, func(b []byte) {
 			h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])
-			put32(b, int(h.find(secLevel0).offset)+int(h.stride)+4*5, 1000)
+			put32(b, int(h.Find(secLevel0).Offset)+int(h.Stride)+4*5, 1000)
 		}),
 		"flat-huge-count": forge(flatFile, func(b []byte) { put64(b, 56, 1<<40); put64(b, 64, 1<<40) }),
 	}

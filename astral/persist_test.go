@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/astral-engine/astral/internal/pool"
+	container "github.com/astral-engine/astral/astral/internal/file"
 	"github.com/stretchr/testify/require"
 )
 
@@ -343,73 +343,26 @@ func TestSaveFile(t *testing.T) {
 	require.ErrorIs(t, err, ErrIO)
 }
 
-// writeLog records the writes that reach it.
-type writeLog struct {
-	data []byte
-	offs []int
-}
-
-func (w *writeLog) Write(p []byte) (int, error) {
-	w.offs = append(w.offs, len(w.data))
-	w.data = append(w.data, p...)
-	return len(p), nil
-}
-
-// TestChunkWriter: SaveFile's writer passes the bytes on unchanged, in
-// writes that start on a saveChunk boundary and, but for the last, cover
-// whole chunks, whatever the sizes written to it.
-func TestChunkWriter(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, sizes := range [][]int{
-		{10},
-		{saveChunk},
-		{saveChunk - 1, 2, 5*saveChunk + 3, 64, saveChunk},
-		{3*saveChunk + 17, saveChunk - 17, 1},
-	} {
-		log := &writeLog{}
-		c := &chunkWriter{w: log, buf: make([]byte, 0, saveChunk)}
-		var want []byte
-		for _, n := range sizes {
-			p := make([]byte, n)
-			for i := range p {
-				p[i] = byte(r.Uint32())
-			}
-			k, err := c.Write(p)
-			require.NoError(t, err)
-			require.Equal(t, n, k)
-			want = append(want, p...)
-		}
-		require.NoError(t, c.Flush())
-		require.Equal(t, want, log.data, "sizes %v", sizes)
-		for i, off := range log.offs {
-			require.Zero(t, off%saveChunk, "sizes %v: write %d at %d", sizes, i, off)
-			if i < len(log.offs)-1 {
-				require.Zero(t, (log.offs[i+1]-off)%saveChunk, "sizes %v: write %d is not whole chunks", sizes, i)
-			}
-		}
-	}
-}
-
 // reseal recomputes every section's checksum that lies inside b and the
 // header's, so forged fields reach the checks behind the checksums.
 func reseal(b []byte) {
 	le := binary.LittleEndian
-	if len(b) < fixedHeaderLen {
+	if len(b) < container.HeaderLen {
 		return
 	}
 	hl := int(le.Uint32(b[16:]))
-	if hl < fixedHeaderLen || hl > len(b) {
+	if hl < container.HeaderLen || hl > len(b) {
 		return
 	}
 	nsec := int(le.Uint32(b[20:]))
-	for i := 0; i < nsec && fixedHeaderLen+sectionEntryLen*(i+1) <= hl; i++ {
-		e := b[fixedHeaderLen+sectionEntryLen*i:]
+	for i := 0; i < nsec && container.HeaderLen+container.SectionEntryLen*(i+1) <= hl; i++ {
+		e := b[container.HeaderLen+container.SectionEntryLen*i:]
 		off, n := le.Uint64(e[8:]), le.Uint64(e[16:])
 		if off <= uint64(len(b)) && n <= uint64(len(b))-off {
 			le.PutUint32(e[24:], crc32.Checksum(b[off:off+n], castagnoli))
 		}
 	}
-	le.PutUint32(b[headerCRCOff:], headerCRC(b[:hl]))
+	le.PutUint32(b[container.HeaderCRCOff:], container.HeaderCRC(b[:hl]))
 }
 
 // mustFail loads b every way and wants an error wrapping want each time.
@@ -467,12 +420,12 @@ func regions(t testing.TB, file []byte) []struct {
 		name   string
 		lo, hi int
 	}
-	out := []region{{"header", 0, fixedHeaderLen}, {"section table", fixedHeaderLen, int(h.headerLen)},
-		{"padding after the table", int(h.headerLen), int(align64(uint64(h.headerLen)))}}
-	for _, s := range h.sections {
-		end := int(s.offset + s.length)
-		out = append(out, region{"section " + s.kind.String(), int(s.offset), end},
-			region{"padding after " + s.kind.String(), end, int(align64(uint64(end)))})
+	out := []region{{"header", 0, container.HeaderLen}, {"section table", container.HeaderLen, int(h.HeaderLen)},
+		{"padding after the table", int(h.HeaderLen), int(container.AlignUp(uint64(h.HeaderLen)))}}
+	for _, s := range h.Sections {
+		end := int(s.Offset + s.Length)
+		out = append(out, region{"section " + fileFormat.Name(s.Kind), int(s.Offset), end},
+			region{"padding after " + fileFormat.Name(s.Kind), end, int(container.AlignUp(uint64(end)))})
 	}
 	return out
 }
@@ -538,10 +491,10 @@ func TestCorruptAbsurdCounts(t *testing.T) {
 		{"flat kind holding a graph", "hnsw", func(b []byte) { b[29] = byte(KindFlat) }},
 		{"sections 200", "flat", func(b []byte) { put32(b, 20, 200) }},
 		{"header length 1 MiB", "flat", func(b []byte) { put32(b, 16, 1<<20) }},
-		{"section length 2^50", "flat", func(b []byte) { put64(b, fixedHeaderLen+16, 1<<50) }},
-		{"section offset", "flat", func(b []byte) { put64(b, fixedHeaderLen+8, 1<<20) }},
-		{"section kind 99", "flat", func(b []byte) { put32(b, fixedHeaderLen, 99) }},
-		{"section repeated", "flat", func(b []byte) { put32(b, fixedHeaderLen+sectionEntryLen, uint32(secIDs)) }},
+		{"section length 2^50", "flat", func(b []byte) { put64(b, container.HeaderLen+16, 1<<50) }},
+		{"section offset", "flat", func(b []byte) { put64(b, container.HeaderLen+8, 1<<20) }},
+		{"section kind 99", "flat", func(b []byte) { put32(b, container.HeaderLen, 99) }},
+		{"section repeated", "flat", func(b []byte) { put32(b, container.HeaderLen+container.SectionEntryLen, uint32(secIDs)) }},
 		{"reserved bytes", "flat", func(b []byte) { b[110] = 1 }},
 		{"flat with a graph entry", "flat", func(b []byte) { put64(b, 72, 0) }},
 	}
@@ -556,17 +509,17 @@ func TestCorruptAbsurdCounts(t *testing.T) {
 		h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])
 		slots := uint64(1) << 31
 		put64(b, 64, slots)
-		put64(b, 56, slots-uint64(h.slots-h.count))
-		off := align64(uint64(h.headerLen))
-		for i, s := range h.sections {
-			e := fixedHeaderLen + sectionEntryLen*i
-			n := s.length
-			if s.kind == secLevel0 {
-				n = slots * uint64(h.blockWords) * 4
+		put64(b, 56, slots-uint64(h.Slots-h.Count))
+		off := container.AlignUp(uint64(h.HeaderLen))
+		for i, s := range h.Sections {
+			e := container.HeaderLen + container.SectionEntryLen*i
+			n := s.Length
+			if s.Kind == secLevel0 {
+				n = slots * uint64(h.BlockWords) * 4
 			}
 			put64(b, e+8, off)
 			put64(b, e+16, n)
-			off = align64(off + n)
+			off = container.AlignUp(off + n)
 		}
 	})
 	var before, after runtime.MemStats
@@ -583,13 +536,13 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 	file := saved(t, x)
 	h, err := decodeHeader(file[:binary.LittleEndian.Uint32(file[16:])])
 	require.NoError(t, err)
-	l0, up := int(h.find(secLevel0).offset), int(h.find(secUpper).offset)
-	bw, rec := int(h.blockWords)*4, int(h.stride)
+	l0, up := int(h.Find(secLevel0).Offset), int(h.Find(secUpper).Offset)
+	bw, rec := int(h.BlockWords)*4, int(h.Stride)
 	word := func(slot, w int) int { return l0 + slot*bw + rec + 4*w } // header word w of slot
 	le := binary.LittleEndian
 	// A node above level 0, and its upper offset.
 	hi := -1
-	for s := range int(h.slots) {
+	for s := range int(h.Slots) {
 		if le.Uint32(file[word(s, 4):]) != 0 {
 			hi = s
 			break
@@ -600,7 +553,7 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 	count0 := func(slot int) uint32 { return le.Uint32(file[word(slot, 1):]) & 1023 }
 	require.Positive(t, count0(0))
 	var live []int // live slots
-	for s := range int(h.slots) {
+	for s := range int(h.Slots) {
 		if le.Uint32(file[word(s, 1):])&(1<<10) == 0 {
 			live = append(live, s)
 		}
@@ -619,11 +572,11 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 			put32(b, up+4*(u+2), 1000)
 		}},
 		{"upper count above M", "5 links on level 1", func(b []byte) { put32(b, up+4*(u+1), 5) }},
-		{"upper offset past the end", "past the", func(b []byte) { put32(b, word(hi, 4), uint32(h.upperWords)) }},
+		{"upper offset past the end", "past the", func(b []byte) { put32(b, word(hi, 4), uint32(h.UpperWords)) }},
 		{"upper offset 0", "without upper offset", func(b []byte) { put32(b, word(hi, 4), 0) }},
 		{"upper version word", "upper version word", func(b []byte) { put32(b, up+4*u, 2) }},
 		{"level 0 with upper offset", "level 0 with upper offset", func(b []byte) {
-			for s := range int(h.slots) {
+			for s := range int(h.Slots) {
 				if le.Uint32(b[word(s, 4):]) == 0 {
 					put32(b, word(s, 4), 1)
 					return
@@ -632,16 +585,16 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 		}},
 		{"level raised", "", func(b []byte) { put32(b, word(0, 1), le.Uint32(b[word(0, 1):])+(5<<11)) }},
 		{"entry slot out of range", "entry point", func(b []byte) { put64(b, 72, 3<<32|60) }},
-		{"entry level wrong", "entry point", func(b []byte) { put64(b, 72, h.entry+1<<32) }},
+		{"entry level wrong", "entry point", func(b []byte) { put64(b, 72, h.Entry+1<<32) }},
 		{"no entry", "entry point", func(b []byte) { put64(b, 72, NoEntry) }},
 		{"duplicate live id", "is live in slots", func(b []byte) {
 			copy(b[word(live[1], 2):word(live[1], 4)], b[word(live[0], 2):word(live[0], 4)])
 		}},
 		{"tombstone not deleted", "tombstone", func(b []byte) {
-			put32(b, word(int(le.Uint32(b[h.find(secTombstones).offset:])), 1),
-				le.Uint32(b[word(int(le.Uint32(b[h.find(secTombstones).offset:])), 1):])&^(1<<10))
+			put32(b, word(int(le.Uint32(b[h.Find(secTombstones).Offset:])), 1),
+				le.Uint32(b[word(int(le.Uint32(b[h.Find(secTombstones).Offset:])), 1):])&^(1<<10))
 		}},
-		{"tombstone out of range", "tombstone", func(b []byte) { put32(b, int(h.find(secTombstones).offset), 1000) }},
+		{"tombstone out of range", "tombstone", func(b []byte) { put32(b, int(h.Find(secTombstones).Offset), 1000) }},
 		{"upper word 0", "upper word 0", func(b []byte) { put32(b, up, 7) }},
 	}
 	for _, c := range cases {
@@ -656,7 +609,7 @@ func TestCorruptNeighbourIDs(t *testing.T) {
 	f := saved(t, testIndex(t, nil, KindFlat, Cosine, 40, 8))
 	fh, err := decodeHeader(f[:binary.LittleEndian.Uint32(f[16:])])
 	require.NoError(t, err)
-	ids := int(fh.find(secIDs).offset)
+	ids := int(fh.Find(secIDs).Offset)
 	bad := forge(f, func(b []byte) { copy(b[ids+8:ids+16], b[ids:ids+8]) })
 	mustFail(t, bad, ErrCorrupt, "flat duplicate id")
 	_, err = LoadBytes(nil, bad)
@@ -678,7 +631,7 @@ func TestWrongVersion(t *testing.T) {
 			})
 		}
 		t.Run(name+"/big-endian", func(t *testing.T) {
-			bad := forge(file, func(b []byte) { binary.BigEndian.PutUint32(b[12:], endianMark) })
+			bad := forge(file, func(b []byte) { binary.BigEndian.PutUint32(b[12:], container.EndianMark) })
 			mustFail(t, bad, ErrVersion, "big-endian")
 		})
 		t.Run(name+"/newer header, another layout", func(t *testing.T) {
@@ -737,29 +690,4 @@ func TestInspectFile(t *testing.T) {
 	info, err = InspectFile(writeTemp(t, file[:len(file)/2]))
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.False(t, info.Sections[2].Checked)
-}
-
-// TestChecksumPieces: checksums in pieces on workers, combined, equal the
-// CRC-32C of the whole.
-func TestChecksumPieces(t *testing.T) {
-	p, err := pool.New(pool.Options{Workers: 2})
-	require.NoError(t, err)
-	defer p.Close()
-	r := rand.New(rand.NewPCG(3, 3))
-	var bufs [][]byte
-	for _, n := range []int{0, 1, 63, crcPiece - 1, crcPiece, crcPiece + 1, 3*crcPiece + 17} {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		bufs = append(bufs, b)
-	}
-	for _, pp := range []*pool.Pool{nil, p} {
-		for i, c := range checksums(pp, bufs) {
-			require.Equal(t, crc32.Checksum(bufs[i], castagnoli), c, "length %d", len(bufs[i]))
-		}
-	}
-	a, b := bufs[6][:1000], bufs[6][1000:]
-	require.Equal(t, crc32.Checksum(bufs[6], castagnoli),
-		crcCombine(crc32.Checksum(a, castagnoli), crc32.Checksum(b, castagnoli), int64(len(b))))
 }

@@ -3,6 +3,8 @@ package astral
 import (
 	"encoding/binary"
 	"testing"
+
+	container "github.com/astral-engine/astral/astral/internal/file"
 )
 
 // TestCorruptKnownSectionOptional: a section of a kind this reader knows
@@ -14,17 +16,17 @@ func TestCorruptKnownSectionOptional(t *testing.T) {
 	for name, file := range smallFiles(t) {
 		nsec := int(le.Uint32(file[20:]))
 		for i := range nsec {
-			e := fixedHeaderLen + i*sectionEntryLen
-			kind := sectionKind(le.Uint32(file[e:]))
-			bad := forge(file, func(b []byte) { put32(b, e+4, le.Uint32(b[e+4:])|sectionOptional) })
-			if kind == secMetadata {
+			e := container.HeaderLen + i*container.SectionEntryLen
+			kind := container.Kind(le.Uint32(file[e:]))
+			bad := forge(file, func(b []byte) { put32(b, e+4, le.Uint32(b[e+4:])|container.Optional) })
+			if kind == container.KindMetadata {
 				mustLoad(t, bad, name+": metadata optional")
 				continue
 			}
-			t.Run(name+"/"+kind.String(), func(t *testing.T) { mustFail(t, bad, ErrCorrupt, "optional "+kind.String()) })
+			t.Run(name+"/"+fileFormat.Name(kind), func(t *testing.T) { mustFail(t, bad, ErrCorrupt, "optional "+fileFormat.Name(kind)) })
 		}
 		// The metadata section renumbered as a kind no reader knows yet.
-		last := fixedHeaderLen + (nsec-1)*sectionEntryLen
+		last := container.HeaderLen + (nsec-1)*container.SectionEntryLen
 		mustLoad(t, forge(file, func(b []byte) { put32(b, last, 40) }), name+": unknown optional kind")
 	}
 }

@@ -220,7 +220,7 @@ func TestCreateValidates(t *testing.T) {
 		{options{dim: 8, storage: 256}, stInvalid, "unknown storage 256"}, // nor to 0, the default
 		{options{dim: 8, metric: 257}, stInvalid, "unknown metric 257"},
 		{options{dim: 8, kind: math.MaxUint32}, stInvalid, "unknown index kind 4294967295"},
-		{options{dim: 8, rerank: storageE5M2}, stInvalid, "rerank_storage 1: want 0 (none), ASTRAL_STORAGE_F16 (4) or ASTRAL_STORAGE_F32 (5)"},
+		{options{dim: 8, rerank: storageE5M2}, stInvalid, "rerank_storage 1: want 0 (none), f16 (4) or f32 (5)"},
 		{options{dim: 8, rerank: storageE4M3}, stInvalid, "rerank_storage 2"},
 		{options{dim: 8, rerank: storageInt8, rerankFactor: 4}, stInvalid, "rerank_storage 3"},
 		{options{dim: 8, rerank: 6}, stInvalid, "rerank_storage 6"},

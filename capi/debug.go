@@ -1,7 +1,10 @@
+//go:build astral_debug
+
 package main
 
 // Experimental exports (ASTRAL_EXPERIMENTAL in astral.h): measuring aids,
-// outside the ABI rules.
+// outside the ABI rules. Only the test build of the library has them (built
+// with -tags astral_debug); the shipping one links no fixture generator.
 
 /*
 #include "capi.h"

@@ -18,23 +18,30 @@ import (
 
 const statusOK = C.AstralStatus(C.ASTRAL_OK)
 
-// statusOf maps the astral package's sentinel errors to status codes.
+// statuses is the one table from the astral package's sentinel errors to
+// status codes, first match wins; anything else is ASTRAL_E_INTERNAL.
+var statuses = [...]struct {
+	err    error
+	status C.AstralStatus
+}{
+	{astral.ErrDimension, C.ASTRAL_E_DIMENSION},
+	{astral.ErrNonFinite, C.ASTRAL_E_NON_FINITE},
+	{astral.ErrDuplicateID, C.ASTRAL_E_DUPLICATE_ID},
+	{astral.ErrNotFound, C.ASTRAL_E_NOT_FOUND},
+	{astral.ErrInvalidArgument, C.ASTRAL_E_INVALID_ARGUMENT},
+	{astral.ErrCorrupt, C.ASTRAL_E_CORRUPT}, // a damaged file, or a loaded file's background check
+	{astral.ErrVersion, C.ASTRAL_E_VERSION_MISMATCH},
+	{astral.ErrIO, C.ASTRAL_E_IO}, // a file that cannot be read, or a mapped file that faulted (truncated under the index)
+	{astral.ErrBufferTooSmall, C.ASTRAL_E_BUFFER_TOO_SMALL},
+	{errors.ErrUnsupported, C.ASTRAL_E_UNSUPPORTED},
+}
+
+// statusOf maps an error of the astral package to its status code.
 func statusOf(err error) C.AstralStatus {
-	switch {
-	case errors.Is(err, astral.ErrDimension):
-		return C.ASTRAL_E_DIMENSION
-	case errors.Is(err, astral.ErrNonFinite):
-		return C.ASTRAL_E_NON_FINITE
-	case errors.Is(err, astral.ErrDuplicateID):
-		return C.ASTRAL_E_DUPLICATE_ID
-	case errors.Is(err, astral.ErrNotFound):
-		return C.ASTRAL_E_NOT_FOUND
-	case errors.Is(err, astral.ErrInvalidArgument):
-		return C.ASTRAL_E_INVALID_ARGUMENT
-	case errors.Is(err, astral.ErrCorrupt):
-		return C.ASTRAL_E_CORRUPT // a loaded file's background check failed
-	case errors.Is(err, astral.ErrIO):
-		return C.ASTRAL_E_IO // a mapped file faulted (truncated under the index)
+	for _, s := range statuses {
+		if errors.Is(err, s.err) {
+			return s.status
+		}
 	}
 	return C.ASTRAL_E_INTERNAL
 }
@@ -104,6 +111,70 @@ func fail(fn string, status C.AstralStatus, format string, args ...any) C.Astral
 func failErr(fn string, err error) C.AstralStatus {
 	setError(fn, err.Error())
 	return statusOf(err)
+}
+
+// failOptions records astral_index_create's failure to make an index of
+// o: a setting out of range is named by its AstralIndexOptions field, with
+// the value the host passed (before any narrowing).
+func failOptions(fn string, o *C.AstralIndexOptions, err error) C.AstralStatus {
+	var se *astral.SettingError
+	if !errors.As(err, &se) {
+		return failErr(fn, err)
+	}
+	setError(fn, se.DescribeValue(optionField, optionValue(o, se.Setting)))
+	return statusOf(err)
+}
+
+// optionField is the AstralIndexOptions field that holds setting s.
+func optionField(s astral.Setting) string {
+	switch s {
+	case astral.SettingDim:
+		return "dimension"
+	case astral.SettingMetric:
+		return "metric"
+	case astral.SettingKind:
+		return "index kind"
+	case astral.SettingStorage:
+		return "storage"
+	case astral.SettingRerank:
+		return "rerank_storage"
+	case astral.SettingRerankFactor:
+		return "rerank_factor"
+	case astral.SettingM:
+		return "hnsw_m"
+	case astral.SettingEfConstruction:
+		return "hnsw_ef_construction"
+	case astral.SettingEfSearch:
+		return "hnsw_ef_search"
+	case astral.SettingFlatLimitBytes:
+		return "flat_limit_bytes"
+	}
+	return s.String()
+}
+
+// optionValue is the value the host gave setting s in o.
+func optionValue(o *C.AstralIndexOptions, s astral.Setting) uint64 {
+	switch s {
+	case astral.SettingDim:
+		return uint64(o.dimension)
+	case astral.SettingMetric:
+		return uint64(o.metric)
+	case astral.SettingKind:
+		return uint64(o.kind)
+	case astral.SettingStorage:
+		return uint64(o.storage)
+	case astral.SettingRerank:
+		return uint64(o.rerank_storage)
+	case astral.SettingRerankFactor:
+		return uint64(o.rerank_factor)
+	case astral.SettingM:
+		return uint64(o.hnsw_m)
+	case astral.SettingEfConstruction:
+		return uint64(o.hnsw_ef_construction)
+	case astral.SettingEfSearch:
+		return uint64(o.hnsw_ef_search)
+	}
+	return uint64(o.flat_limit_bytes)
 }
 
 // recoverStatus is deferred by every export that can fail: a panic becomes

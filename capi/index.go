@@ -10,16 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
-	"github.com/astral-engine/astral/hnsw"
-)
-
-// HNSW parameters; 0 in AstralIndexOptions means the defaults.
-const (
-	defaultHNSWM              = hnsw.DefaultM
-	defaultHNSWEfConstruction = hnsw.DefaultEfConstruction
-	defaultHNSWEfSearch       = astral.DefaultEfSearch
-	maxHNSWM                  = hnsw.MaxM
-	maxHNSWEf                 = hnsw.MaxEf
 )
 
 // The storage kinds and rerank bounds of include/astral.h are the Go
@@ -60,74 +50,17 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	if st := readStruct(fn, unsafe.Pointer(&o), unsafe.Sizeof(o), unsafe.Pointer(options), minIndexOptionsSize); st != statusOK {
 		return st
 	}
-	if o.dimension > C.ASTRAL_MAX_DIMENSION {
-		// Refused here so that int() below cannot wrap it into range.
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "dimension %d: want 1 to %d", uint32(o.dimension), C.ASTRAL_MAX_DIMENSION)
-	}
-	m := uint32(o.hnsw_m)
-	if m == 0 {
-		m = defaultHNSWM
-	}
-	if m < 2 || m > maxHNSWM {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_m %d: want 2 to %d (0 for %d)", m, maxHNSWM, defaultHNSWM)
-	}
-	if efc := uint32(o.hnsw_ef_construction); efc != 0 && (efc < m || efc > maxHNSWEf) {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_construction %d: want m (%d) to %d (0 for %d)", efc, m, maxHNSWEf, defaultHNSWEfConstruction)
-	}
-	if efs := uint32(o.hnsw_ef_search); efs > maxHNSWEf {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_search %d: want 1 to %d (0 for %d)", efs, maxHNSWEf, defaultHNSWEfSearch)
-	}
 	if o.flat_limit_bytes > math.MaxInt64 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes %d is above INT64_MAX", uint64(o.flat_limit_bytes))
 	}
-	efc, efs := int(o.hnsw_ef_construction), int(o.hnsw_ef_search)
-	if efc == 0 {
-		efc = defaultHNSWEfConstruction
-	}
-	if efs == 0 {
-		efs = defaultHNSWEfSearch
-	}
-	// The Go package's enums are bytes: a larger value is refused here,
-	// named as the host passed it, before it could be narrowed.
-	for _, e := range [...]struct {
-		name  string
-		value C.uint32_t
-	}{{"metric", o.metric}, {"index kind", o.kind}, {"storage", o.storage}} {
-		if e.value > math.MaxUint8 {
-			return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "unknown %s %d", e.name, uint32(e.value))
-		}
-	}
-	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(o.kind)),
-		astral.WithHNSW(int(m), efc), astral.WithEfSearch(efs)}
-	if o.metric != C.ASTRAL_METRIC_DEFAULT {
-		opts = append(opts, astral.WithMetric(astral.Metric(o.metric)))
-	}
-	if o.storage != C.ASTRAL_STORAGE_DEFAULT {
-		opts = append(opts, astral.WithStorage(astral.Storage(o.storage)))
-	}
-	if o.flat_limit_bytes != 0 {
-		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
-	}
-	switch rs, rf := uint32(o.rerank_storage), uint32(o.rerank_factor); {
-	case rs == 0 && rf != 0:
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_factor %d without a rerank_storage: set rerank_storage to ASTRAL_STORAGE_F16 or _F32, or rerank_factor to 0", rf)
-	case rs == 0:
-	case rs != C.ASTRAL_STORAGE_F16 && rs != C.ASTRAL_STORAGE_F32:
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_storage %d: want 0 (none), ASTRAL_STORAGE_F16 (%d) or ASTRAL_STORAGE_F32 (%d)", rs, C.ASTRAL_STORAGE_F16, C.ASTRAL_STORAGE_F32)
-	case rf > C.ASTRAL_MAX_RERANK_FACTOR:
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "rerank_factor %d: want 1 to %d (0 for %d)", rf, C.ASTRAL_MAX_RERANK_FACTOR, C.ASTRAL_DEFAULT_RERANK_FACTOR)
-	default:
-		opts = append(opts, astral.WithRerank(astral.Storage(rs), int(rf))) // 0: the default factor
-	}
-
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if reg.rt == nil {
 		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "astral_init has not been called (or astral_shutdown has)")
 	}
-	x, err := astral.NewIndex(reg.rt, opts...)
+	x, err := astral.NewIndex(reg.rt, indexOptions(&o)...)
 	if err != nil {
-		return failErr(fn, err)
+		return failOptions(fn, &o, err)
 	}
 	h, ok := reg.insert(&entry{x: x, dim: int(o.dimension), rt: reg.rt})
 	if !ok {
@@ -135,6 +68,32 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 	}
 	*outIndex = h
 	return statusOK
+}
+
+// indexOptions are astral's options for o, which astral validates. A zero
+// field is that option's default: astral reads 0 so for the HNSW numbers
+// and the rerank factor; the enums and the flat limit are left unset.
+func indexOptions(o *C.AstralIndexOptions) []astral.Option {
+	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind))),
+		astral.WithHNSW(int(o.hnsw_m), int(o.hnsw_ef_construction)), astral.WithEfSearch(int(o.hnsw_ef_search)),
+		astral.WithRerank(astral.Storage(clampU8(o.rerank_storage)), int(o.rerank_factor))}
+	if o.metric != C.ASTRAL_METRIC_DEFAULT {
+		opts = append(opts, astral.WithMetric(astral.Metric(clampU8(o.metric))))
+	}
+	if o.storage != C.ASTRAL_STORAGE_DEFAULT {
+		opts = append(opts, astral.WithStorage(astral.Storage(clampU8(o.storage))))
+	}
+	if o.flat_limit_bytes != 0 {
+		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
+	}
+	return opts
+}
+
+// clampU8 narrows an enum value to the Go package's uint8 enums, keeping an
+// out-of-range one out of range (300 must not become 44, nor 256 the
+// default 0); errors name the value as the host passed it.
+func clampU8(v C.uint32_t) uint8 {
+	return uint8(min(v, math.MaxUint8))
 }
 
 //export astral_index_destroy

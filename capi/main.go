@@ -17,10 +17,10 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
-	"github.com/astral-engine/astral/kernel"
 )
 
 func main() {}
@@ -47,8 +47,8 @@ var (
 
 // The header's limits must be the Go package's.
 const (
-	_ = uint(C.ASTRAL_MAX_DIMENSION - kernel.MaxDim)
-	_ = uint(kernel.MaxDim - C.ASTRAL_MAX_DIMENSION)
+	_ = uint(C.ASTRAL_MAX_DIMENSION - astral.MaxDim)
+	_ = uint(astral.MaxDim - C.ASTRAL_MAX_DIMENSION)
 	_ = uint(C.ASTRAL_MAX_K - astral.MaxK)
 	_ = uint(astral.MaxK - C.ASTRAL_MAX_K)
 	_ = uint(C.ASTRAL_MAX_BATCH - astral.MaxBatch)
@@ -72,6 +72,10 @@ const (
 	_ = uint(C.ASTRAL_STORAGE_E5M2 - uint(astral.E5M2))
 	_ = uint(uint(astral.E5M2) - C.ASTRAL_STORAGE_E5M2)
 )
+
+// Go's int holds every uint32 the host passes (dimension, hnsw_m, ...): the
+// library is built for 64-bit targets only.
+const _ = uint(math.MaxInt - math.MaxUint32)
 
 // headerVersion is the version include/astral.h declares; a test checks it
 // against astral.Version.

@@ -13,30 +13,6 @@ import (
 	"github.com/astral-engine/astral/astral"
 )
 
-// persistStatus maps persistence errors to status codes: a damaged file
-// is CORRUPT, one of another format version VERSION_MISMATCH, a failing
-// file system IO.
-func persistStatus(err error) C.AstralStatus {
-	switch {
-	case errors.Is(err, astral.ErrCorrupt):
-		return C.ASTRAL_E_CORRUPT
-	case errors.Is(err, astral.ErrVersion):
-		return C.ASTRAL_E_VERSION_MISMATCH
-	case errors.Is(err, astral.ErrIO):
-		return C.ASTRAL_E_IO
-	case errors.Is(err, astral.ErrBufferTooSmall):
-		return C.ASTRAL_E_BUFFER_TOO_SMALL
-	case errors.Is(err, errors.ErrUnsupported):
-		return C.ASTRAL_E_UNSUPPORTED
-	}
-	return statusOf(err)
-}
-
-func failPersist(fn string, err error) C.AstralStatus {
-	setError(fn, err.Error())
-	return persistStatus(err)
-}
-
 //export astral_index_save
 func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 	const fn = "astral_index_save"
@@ -49,7 +25,7 @@ func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "path is NULL or empty")
 	}
 	if err := e.x.SaveFile(C.GoString(path)); err != nil {
-		return failPersist(fn, err)
+		return failErr(fn, err)
 	}
 	return statusOK
 }
@@ -83,7 +59,7 @@ func astral_index_save_to_buffer(index C.AstralIndex, buf unsafe.Pointer, capaci
 			return fail(fn, C.ASTRAL_E_BUFFER_TOO_SMALL, "capacity %d, the index needs %d bytes", capacity, n)
 		}
 		*outSize = 0
-		return failPersist(fn, err)
+		return failErr(fn, err)
 	}
 	return statusOK
 }
@@ -155,7 +131,7 @@ func loadPath(fn string, path *C.char, flags C.uint32_t, outIndex *C.AstralIndex
 	}
 	x, err := astral.OpenFile(rt, C.GoString(path), opts...)
 	if err != nil {
-		return failPersist(fn, err)
+		return failErr(fn, err)
 	}
 	return insertLoaded(fn, x, rt, outIndex)
 }
@@ -169,7 +145,7 @@ func astral_index_verify(index C.AstralIndex) (st C.AstralStatus) {
 		return st
 	}
 	if err := e.x.Verify(); err != nil {
-		return failPersist(fn, err)
+		return failErr(fn, err)
 	}
 	return statusOK
 }
@@ -201,7 +177,7 @@ func astral_index_load_from_memory(data unsafe.Pointer, size C.size_t, outIndex 
 	// LoadBytes copies what it keeps: the host may free data on return.
 	x, err := astral.LoadBytes(rt, b)
 	if err != nil {
-		return failPersist(fn, err)
+		return failErr(fn, err)
 	}
 	return insertLoaded(fn, x, rt, outIndex)
 }

@@ -12,6 +12,7 @@ package main
 import "C"
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
@@ -287,4 +288,9 @@ func queryLoopC(h uint64, qs cFloats, dim, k int, res cResults, iterations int) 
 	return C.capi_test_query_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), C.uint32_t(k), res.p, C.size_t(res.n), C.size_t(iterations))
 }
 
-func goMallocs() uint64 { return uint64(astral_debug_go_mallocs()) }
+// goMallocs is the Go runtime's count of heap allocations so far.
+func goMallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}

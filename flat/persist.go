@@ -11,32 +11,33 @@ import (
 // ErrCorrupt reports parts that cannot form an index (FromParts).
 var ErrCorrupt = errors.New("flat: corrupt parts")
 
-// Parts returns the live records (Len × Stride bytes, slot order), ids and
-// Adjust values (nil for score.AdjustNone) as the index holds them: no copy. The
-// slices are valid until the next Add, Remove or Detach; the caller
-// excludes writers while it reads them.
-func (x *Index) Parts() (recs []byte, ids []uint64, bias []float32) {
+// Parts is a flat index's storage as a file holds it: the records
+// (stride bytes each, slot order), their ids, Adjust values (nil for
+// AdjustNone) and AdjustScaleSubtract multipliers (nil otherwise).
+type Parts struct {
+	Records []byte
+	IDs     []uint64
+	Adjust  []float32
+	Scales  []float32
+}
+
+// Parts returns the live records and what goes with them as the index
+// holds them: no copy. The slices are valid until the next Add, Remove or
+// Detach; the caller excludes writers while it reads them.
+func (x *Index) Parts() Parts {
 	n := len(x.ids)
-	return x.slab[:n*x.stride], x.ids, x.bias
+	return Parts{Records: x.slab[:n*x.stride], IDs: x.ids, Adjust: x.bias, Scales: x.scale}
 }
 
-// Scales returns the score.AdjustScaleSubtract multipliers (nil otherwise), as
-// Parts does.
-func (x *Index) Scales() []float32 { return x.scale }
-
-// FromParts returns an index over recs (len(ids) × k.Stride() bytes, slot
-// order), ids and bias (one Adjust value per record; nil for score.AdjustNone),
-// using the slices in place: they may alias read-only memory (a mapped
-// file) as long as the caller calls Detach before the first Add or Remove.
-// Searches read recs, ids and bias; nothing is copied. It fails, wrapping
-// ErrCorrupt, when the lengths disagree or an id repeats.
-func FromParts(k *kernel.Kernel, adjust score.Adjust, recs []byte, ids []uint64, bias []float32) (*Index, error) {
-	return FromPartsScaled(k, adjust, recs, ids, bias, nil)
-}
-
-// FromPartsScaled is FromParts with the score.AdjustScaleSubtract multipliers
-// (one per record for it, nil otherwise).
-func FromPartsScaled(k *kernel.Kernel, adjust score.Adjust, recs []byte, ids []uint64, bias, scales []float32) (*Index, error) {
+// FromParts returns an index over p (len(p.IDs) records of k.Stride()
+// bytes, one Adjust value each but for AdjustNone, one multiplier each
+// for AdjustScaleSubtract only), using the slices in place: they may
+// alias read-only memory (a mapped file) as long as the caller calls
+// Detach before the first Add or Remove. Searches read them; nothing is
+// copied. It fails, wrapping ErrCorrupt, when the lengths disagree or an
+// id repeats.
+func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
+	recs, ids, bias, scales := p.Records, p.IDs, p.Adjust, p.Scales
 	if k == nil || adjust > score.AdjustScaleSubtract {
 		return nil, fmt.Errorf("%w: no kernel or unknown adjust %d", ErrCorrupt, adjust)
 	}
@@ -71,7 +72,7 @@ func FromPartsScaled(k *kernel.Kernel, adjust score.Adjust, recs []byte, ids []u
 	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {
-			x.bias = []float32{} // non-nil even when empty: nil means score.AdjustNone to Add
+			x.bias = []float32{} // non-nil even when empty: nil means AdjustNone to Add
 		}
 	}
 	if adjust == score.AdjustScaleSubtract {

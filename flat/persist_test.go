@@ -13,10 +13,11 @@ import (
 func TestPartsRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	x, _ := newTestIndex(t, r, 500, 40, 0)
-	recs, ids, bias := x.Parts()
-	require.Nil(t, bias)
+	p := x.Parts()
+	recs, ids := p.Records, p.IDs
+	require.Nil(t, p.Adjust)
 	frozen := append([]byte{}, recs...)
-	y, err := FromParts(x.kern, score.AdjustNone, frozen, append([]uint64{}, ids...), nil)
+	y, err := FromParts(x.kern, score.AdjustNone, Parts{Records: frozen, IDs: append([]uint64{}, ids...)})
 	require.NoError(t, err)
 	s := NewSearcher(1)
 	q := randomQuery(r, 40)
@@ -36,18 +37,30 @@ func TestPartsRoundTrip(t *testing.T) {
 func TestFromPartsRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	x, _ := newTestIndex(t, r, 20, 8, 0)
-	recs, ids, _ := x.Parts()
-	_, err := FromParts(x.kern, score.AdjustNone, recs[:len(recs)-1], ids, nil)
-	require.ErrorIs(t, err, ErrCorrupt)
-	_, err = FromParts(x.kern, score.AdjustScale, recs, ids, make([]float32, 3))
-	require.ErrorIs(t, err, ErrCorrupt)
-	_, err = FromParts(x.kern, score.AdjustNone, recs, ids, make([]float32, len(ids)))
-	require.ErrorIs(t, err, ErrCorrupt)
+	p := x.Parts()
+	recs, ids := p.Records, p.IDs
+	n := len(ids)
+	for _, c := range []struct {
+		why    string
+		adjust score.Adjust
+		p      Parts
+	}{
+		{"a record short", score.AdjustNone, Parts{Records: recs[:len(recs)-1], IDs: ids}},
+		{"adjust values short", score.AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, 3)}},
+		{"adjust values without an adjust", score.AdjustNone, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n)}},
+		{"multipliers short", score.AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n-1)}},
+		{"multipliers without their adjust", score.AdjustScale, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)}},
+	} {
+		_, err := FromParts(x.kern, c.adjust, c.p)
+		require.ErrorIs(t, err, ErrCorrupt, c.why)
+	}
 	dup := append([]uint64{}, ids...)
 	dup[5] = dup[2]
-	_, err = FromParts(x.kern, score.AdjustNone, recs, dup, nil)
+	_, err := FromParts(x.kern, score.AdjustNone, Parts{Records: recs, IDs: dup})
 	require.ErrorIs(t, err, ErrCorrupt)
-	empty, err := FromParts(x.kern, score.AdjustScale, nil, nil, nil)
+	_, err = FromParts(x.kern, score.AdjustScaleSubtract, Parts{Records: recs, IDs: ids, Adjust: make([]float32, n), Scales: make([]float32, n)})
+	require.NoError(t, err)
+	empty, err := FromParts(x.kern, score.AdjustScale, Parts{})
 	require.NoError(t, err)
 	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5, 1))
 	require.Equal(t, []float32{0.5}, empty.bias)

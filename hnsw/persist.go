@@ -46,8 +46,8 @@ type Parts struct {
 	Upper []uint32
 	// Entry is level<<32 | slot of the entry point, NoEntry when empty.
 	Entry uint64
-	// Tombstones lists the deleted slots in ascending order; nil skips the
-	// cross-check with the blocks' deleted flags.
+	// Tombstones lists the deleted slots in ascending order: exactly the
+	// blocks flagged deleted.
 	Tombstones []uint32
 	// Visit, when set, is called with each run of ChunkNodes nodes' level-0
 	// words (run i, in slot order) just before FromParts checks them, from
@@ -159,8 +159,7 @@ func (v *View) Tombstones(dst []uint32) []uint32 {
 // the caller (p nil: serially): link counts at most 2·M (M above level 0),
 // every link below Nodes, levels at most MaxLevel, upper-level offsets in
 // range and not overlapping, list versions zero, the entry point a node of
-// its level, live ids distinct, the tombstones, when given, exactly the
-// deleted slots, and every upper-level link to a node of that level. A
+// its level, live ids distinct, the tombstones exactly the deleted slots, and every upper-level link to a node of that level. A
 // failure wraps ErrCorrupt and names the first bad word; records and
 // adjust values are not checked (any bits are safe to score).
 //
@@ -412,14 +411,13 @@ func (v *validator) run() error {
 		return err
 	}
 	g, w, n := v.g, v.p.Level0, v.n
-	if ts := v.p.Tombstones; ts != nil {
-		if len(ts) != deleted {
-			return fmt.Errorf("%w: %d tombstones listed, %d nodes flagged deleted", ErrCorrupt, len(ts), deleted)
-		}
-		for i, slot := range ts {
-			if (i > 0 && slot <= ts[i-1]) || slot >= uint32(n) || w[int(slot)*g.bw+g.recWords+hState]&flagDeleted == 0 {
-				return fmt.Errorf("%w: tombstone %d (slot %d) is out of order, out of range or not deleted", ErrCorrupt, i, slot)
-			}
+	ts := v.p.Tombstones
+	if len(ts) != deleted {
+		return fmt.Errorf("%w: %d tombstones listed, %d nodes flagged deleted", ErrCorrupt, len(ts), deleted)
+	}
+	for i, slot := range ts {
+		if (i > 0 && slot <= ts[i-1]) || slot >= uint32(n) || w[int(slot)*g.bw+g.recWords+hState]&flagDeleted == 0 {
+			return fmt.Errorf("%w: tombstone %d (slot %d) is out of order, out of range or not deleted", ErrCorrupt, i, slot)
 		}
 	}
 	return nil

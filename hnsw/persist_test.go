@@ -76,6 +76,15 @@ func TestFromPartsRefuses(t *testing.T) {
 	require.ErrorIs(t, err, ErrCorrupt)
 	_, err = FromParts(d.k, d.adjust, Config{M: 5}, p, nil)
 	require.ErrorIs(t, err, ErrCorrupt, "another M, another block layout")
+	// Tombstones left out of a graph with deleted nodes: refused, not
+	// taken as "unchecked".
+	require.NoError(t, g.Delete(d.ids[7]))
+	withDeleted := viewParts(t, g)
+	_, err = FromParts(d.k, d.adjust, g.Config(), withDeleted, nil)
+	require.NoError(t, err)
+	withDeleted.Tombstones = nil
+	_, err = FromParts(d.k, d.adjust, g.Config(), withDeleted, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
 	empty, err := FromParts(d.k, d.adjust, g.Config(), Parts{Upper: []uint32{0}, Entry: NoEntry}, nil)
 	require.NoError(t, err)
 	require.Equal(t, 0, empty.Len())

@@ -438,7 +438,10 @@ ASTRAL_API AstralStatus astral_index_load_from_memory(const void *data, size_t s
 
 /* ---- Experimental ------------------------------------------------------
  * Calls for tests and benchmarks, not covered by the ABI rules: they may
- * change or go in any release. Define ASTRAL_EXPERIMENTAL to declare them. */
+ * change or go in any release. Define ASTRAL_EXPERIMENTAL to declare them.
+ * Only the test build of the library exports them (scripts/build-lib.sh's
+ * build/debug, built with -tags astral_debug); the shipping library does
+ * not. */
 #ifdef ASTRAL_EXPERIMENTAL
 
 /* Runs each of query_count queries once through the Go API

@@ -5,6 +5,9 @@
 #                           functions (scripts/localize-archive.sh)
 #   build/include/          astral.h, astral.hpp (the hand-written headers)
 #   build/cgo/              cgo's generated headers: for the export-drift check only
+#   build/debug/            the test build (-tags astral_debug): libastral.so,
+#                           libastral.a and cgo/ with the ASTRAL_EXPERIMENTAL
+#                           exports the C tests and recall_p50 use; never shipped
 #   build/windows/astral.dll  cross-built with mingw-w64, with libastral.dll.a;
 #                           libgcc and winpthread linked in, so it needs only
 #                           system DLLs (skipped, with a message, when
@@ -36,6 +39,16 @@ echo "build-lib: $out/libastral.a"
 "$go" build -trimpath -buildmode=c-archive -o "$out/libastral.a" ./capi
 mv "$out/libastral.h" "$out/cgo/libastral.h"
 scripts/localize-archive.sh "$out/libastral.a" include/astral.h
+
+echo "build-lib: $out/debug/libastral.so, .a (test build: -tags astral_debug)"
+mkdir -p "$out/debug/cgo"
+"$go" build -trimpath -tags astral_debug -buildmode=c-shared \
+  -ldflags="-extldflags=-Wl,-soname,$soname" -o "$out/debug/libastral.so" ./capi
+mv "$out/debug/libastral.h" "$out/debug/cgo/libastral-shared.h"
+ln -sf libastral.so "$out/debug/$soname"
+"$go" build -trimpath -tags astral_debug -buildmode=c-archive -o "$out/debug/libastral.a" ./capi
+mv "$out/debug/libastral.h" "$out/debug/cgo/libastral.h"
+scripts/localize-archive.sh "$out/debug/libastral.a" include/astral.h
 
 cp include/astral.h include/astral.hpp "$out/include/"
 

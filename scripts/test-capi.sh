@@ -7,7 +7,9 @@
 #   ctest         CMake configure, build and CTest: C suite, C++ wrapper,
 #                 headers, export drift, examples
 #   ctest-asan    the same with ASTRAL_SANITIZE=ON (ASan + UBSan, go build -asan)
-#   exports       header vs build/ exports: .so, .a and cgo's header
+#   exports       header vs build/ exports: .so, .a and cgo's header; the
+#                 shipping build has no ASTRAL_EXPERIMENTAL export, the test
+#                 build (build/debug, -tags astral_debug) all of them
 #   dll-exports   header vs build/windows/astral.dll's export table and
 #                 imports; minimal.c linked against it, astral.hpp compiled
 #                 by mingw g++
@@ -30,6 +32,7 @@ build_lib() { scripts/build-lib.sh build; }
 
 go_vet() {
   go vet ./capi/
+  go vet -tags astral_debug ./capi/
   out=$(gofmt -l capi)
   [ -z "$out" ] || { echo "gofmt needed: $out"; exit 1; }
 }
@@ -53,8 +56,16 @@ ctest_asan() {
 }
 
 exports() {
-  tests/c/check_exports.sh include/astral.h --so build/libastral.so --archive build/libastral.a \
+  tests/c/check_exports.sh include/astral.h --shipping --so build/libastral.so --archive build/libastral.a \
     --cgo-header build/cgo/libastral.h --cgo-header build/cgo/libastral-shared.h
+  tests/c/check_exports.sh include/astral.h --so build/debug/libastral.so --archive build/debug/libastral.a \
+    --cgo-header build/debug/cgo/libastral.h --cgo-header build/debug/cgo/libastral-shared.h
+  # The shipping library links no fixture generator.
+  local linked
+  linked=$(nm build/libastral.so | grep -c 'astral/internal/fixture\.' || true)
+  [ "$linked" -eq 0 ] || { echo "build/libastral.so links internal/fixture ($linked symbols)"; exit 1; }
+  [ "$(nm build/debug/libastral.so | grep -c 'astral/internal/fixture\.' || true)" -gt 0 ]
+  echo "NOTE: shipping exports = the header less ASTRAL_EXPERIMENTAL, no internal/fixture; test build (build/debug) = the whole header"
   readelf -d build/libastral.so | grep 'SONAME.*libastral\.so\.[0-9]'
   echo "NOTE: SONAME $(readelf -d build/libastral.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')"
 }
@@ -64,7 +75,7 @@ dll_exports() {
     echo "NOTE: skipped: no build/windows/astral.dll or x86_64-w64-mingw32-objdump (apt-get install gcc-mingw-w64-x86-64)"
     exit 77
   fi
-  tests/c/check_exports.sh include/astral.h --dll build/windows/astral.dll
+  tests/c/check_exports.sh include/astral.h --shipping --dll build/windows/astral.dll
   local dump
   dump=$(x86_64-w64-mingw32-objdump -p build/windows/astral.dll)
   grep 'file format pei-x86-64' <<<"$dump" >/dev/null

@@ -5,7 +5,7 @@
 #               its headers; the .so and the DLL export every function of the
 #               plugin's table; the staged .so loads by path and answers a
 #               query through it
-#   headers     the staged astral.h, astral.hpp, astral_bench.hpp equal include/
+#   headers     the staged astral.h, astral.hpp equal include/, astral_bench.hpp examples/cpp/
 #   rules       AstralPlugin.uplugin (FileVersion 3, 5.7, one Runtime module,
 #               Win64/Linux/Mac) and both Build.cs files compiled by mcs against
 #               stand-in UBT types and evaluated per platform: External library
@@ -24,7 +24,7 @@
 #   scripts     run_automation.sh/.bat carry the headless RunTests line, and
 #               run_automation.sh reads pass, fail and no-test logs right
 #   measure     CTest unreal_measure_*: the Automation tests' measurement
-#               (include/astral_bench.hpp) on the real library; recall@10 equal
+#               (examples/cpp/astral_bench.hpp) on the real library; recall@10 equal
 #               to `astral bench`'s, the C++ fixture bit-identical to Go's
 # Needs: g++, python3, cmake, go; gcc-mingw-w64-x86-64 / g++-mingw-w64-x86-64
 # (Win64 compile, DLL) and mono-mcs (Build.cs), each step skipped without them.
@@ -48,11 +48,11 @@ table_functions() {
 
 headers() {
   local h
-  for h in astral.h astral.hpp astral_bench.hpp; do
-    cmp "include/$h" "$plugin/Source/ThirdParty/AstralLibrary/include/$h" ||
-      { echo "staged $h differs from include/$h"; exit 1; }
+  for h in include/astral.h include/astral.hpp examples/cpp/astral_bench.hpp; do
+    cmp "$h" "$plugin/Source/ThirdParty/AstralLibrary/include/${h##*/}" ||
+      { echo "staged ${h##*/} differs from $h"; exit 1; }
   done
-  echo "NOTE: 3 staged headers identical to include/"
+  echo "NOTE: 3 staged headers identical to include/ and examples/cpp/"
 }
 
 rules() {

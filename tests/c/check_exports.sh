@@ -1,24 +1,36 @@
 #!/usr/bin/env bash
 # Fails when include/astral.h and a built library's exports drift apart.
-# The header's functions (experimental ones included) must be exactly the
-# astral_* functions of every artifact given:
+# The header's functions must be exactly the astral_* functions of every
+# artifact given: with --shipping, those outside the ASTRAL_EXPERIMENTAL
+# block (the shipping library has no debug exports); without, all of them
+# (the test build, -tags astral_debug):
 #   --so LIB         dynamic symbols of a shared library (nm -D)
 #   --archive LIB    every global symbol a static archive defines (nm): only
 #                    the header's functions, so nothing of cgo's glue can
 #                    clash with a host's names (scripts/localize-archive.sh)
 #   --cgo-header H   the prototypes cgo generated for the //export functions
 #   --dll DLL        the export table of a Windows DLL (objdump -p)
-# Usage: check_exports.sh HEADER [--so F] [--archive F] [--cgo-header F] [--dll F]
+# Usage: check_exports.sh HEADER [--shipping] [--so F] [--archive F] [--cgo-header F] [--dll F]
 set -euo pipefail
 
 header=$1
 shift
+shipping=
+if [ "${1:-}" = --shipping ]; then
+  shipping=1
+  shift
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Every prototype starts with ASTRAL_API on its own line; the name is the
 # identifier before the first '('.
-grep -E '^ASTRAL_API ' "$header" | sed -E 's/^[^(]*[^a-z0-9_](astral_[a-z0-9_]+)\(.*/\1/' | sort -u >"$tmp/header"
+if [ -n "$shipping" ]; then
+  grep -q '^#ifdef ASTRAL_EXPERIMENTAL$' "$header" || { echo "check_exports: no ASTRAL_EXPERIMENTAL block in $header" >&2; exit 1; }
+  sed '/^#ifdef ASTRAL_EXPERIMENTAL$/,/^#endif \/\* ASTRAL_EXPERIMENTAL \*\/$/d' "$header"
+else
+  cat "$header"
+fi | grep -E '^ASTRAL_API ' | sed -E 's/^[^(]*[^a-z0-9_](astral_[a-z0-9_]+)\(.*/\1/' | sort -u >"$tmp/header"
 if [ "$(wc -l <"$tmp/header")" -lt 10 ]; then
   echo "check_exports: found only $(wc -l <"$tmp/header") functions in $header" >&2
   exit 1

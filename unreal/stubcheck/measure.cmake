@@ -1,9 +1,11 @@
 # The measurement the Unreal plugin's Automation tests perform
-# (include/astral_bench.hpp), run for real against libastral. Included from
+# (examples/cpp/astral_bench.hpp), run for real against libastral. Included from
 # tests/c/CMakeLists.txt.
 add_executable(unreal_measure "${CMAKE_CURRENT_LIST_DIR}/measure_test.cpp")
 set_target_properties(unreal_measure PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-target_link_libraries(unreal_measure PRIVATE Astral::astral Threads::Threads)
+target_link_libraries(unreal_measure PRIVATE Astral::astral_debug Threads::Threads)
+# astral_bench.hpp is a measuring harness beside the examples, not API.
+target_include_directories(unreal_measure PRIVATE "${PROJECT_SOURCE_DIR}/examples/cpp")
 astral_strict(unreal_measure)
 
 # Small: the fixture against the Go recipe, the .fvecs parser, truth and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest unreal_measure_reference: the Automation tests' measurement
-# (include/astral_bench.hpp) on the reference workload, its recall checked
+# (examples/cpp/astral_bench.hpp) on the reference workload, its recall checked
 # against `astral bench` on the .fvecs files `astral fixture` writes.
 # Usage: measure_reference.sh UNREAL_MEASURE GO SOURCE_DIR WORK_DIR
 set -euo pipefail

@@ -1,5 +1,5 @@
 // unreal_measure: runs the measurement the Unreal plugin's Automation tests
-// perform (include/astral_bench.hpp: Astral.Recall.At10 and
+// perform (examples/cpp/astral_bench.hpp: Astral.Recall.At10 and
 // Astral.Latency.P50) against the real libastral, and checks what a C++
 // compiler alone cannot:
 //   - the `random` fixture regenerated in C++ equals the Go fixture

@@ -57,5 +57,5 @@ esac
 # describe is built, so the two always match.
 include=$plugin/Source/ThirdParty/AstralLibrary/include
 mkdir -p "$include"
-cp "$repo/include/astral.h" "$repo/include/astral.hpp" "$repo/include/astral_bench.hpp" "$include/"
+cp "$repo/include/astral.h" "$repo/include/astral.hpp" "$repo/examples/cpp/astral_bench.hpp" "$include/"
 echo "build_libastral: headers -> $include"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package astral
+package file
 
 // adviseHugePages has no portable equivalent outside Linux.
 func adviseHugePages([]byte) {}

@@ -1,4 +1,4 @@
-package astral
+package file
 
 import "golang.org/x/sys/unix"
 

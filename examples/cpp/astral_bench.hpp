@@ -1,5 +1,6 @@
 // astral_bench.hpp: the reference measurement of BENCH.md over astral.hpp,
-// header-only C++17 with nothing beyond the standard library: the benchmark
+// header-only C++17 with nothing beyond the standard library (a measuring
+// harness beside the examples, not API: never installed): the benchmark
 // fixtures (the `random` recipe regenerated here, or any fixture read from
 // the .fvecs files `astral fixture` writes), exact ground truth, recall@k and
 // the p50 latency of one query per call on a warm index.

@@ -1,0 +1,316 @@
+// Package file is the container of Astral's index files
+// (docs/FORMAT.md): the header, the section table, writing sections
+// aligned and checksummed, reading them back from bytes, a stream or a
+// mapped file, and inspecting a file. It knows the layout and the
+// checksums, not what the sections mean: the engine says which sections
+// a header needs and checks its fields (Format), and the flat and graph
+// structures turn themselves into sections and back.
+package file
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Version is the format version this library writes; it reads
+// OldestVersion to Version. Version 2 added the storage kinds besides
+// E5M2, the scales section and the rerank copy; a version-1 file is a
+// version-2 file without them.
+const (
+	Version       = 2
+	OldestVersion = 1
+)
+
+const (
+	magic = "ASTRALIX"
+	// EndianMark is the byte-order mark, little-endian in the file:
+	// 04 03 02 01.
+	EndianMark = 0x01020304
+	// HeaderLen is the fixed part of the header, SectionEntryLen one
+	// entry of the section table after it.
+	HeaderLen       = 128
+	SectionEntryLen = 32
+	maxSections     = 16
+	// maxHeaderLen bounds the header any version may declare, so a reader
+	// never allocates more for it.
+	maxHeaderLen = 64 << 10
+	// Align is every section's alignment in the file.
+	Align = 64
+	// HeaderCRCOff is where the header's own checksum lies.
+	HeaderCRCOff = 124
+	// maxSectionLen and maxMetadataLen bound what a header may declare.
+	maxSectionLen  = 1 << 44
+	maxMetadataLen = 64 << 10
+)
+
+// Kind names a section; numbered once, never reused. The container owns
+// the metadata section; the engine numbers and names the others (Format).
+type Kind uint32
+
+// KindMetadata holds "key=value\n" lines, UTF-8; optional.
+const KindMetadata Kind = 7
+
+// Optional marks a section a reader that does not know its kind may skip
+// (after checking its CRC).
+const Optional = 1
+
+// Section is one entry of the section table.
+type Section struct {
+	Kind           Kind
+	Flags          uint32
+	Offset, Length uint64
+	CRC            uint32
+}
+
+// Header is a file header, its fields as the file holds them; the engine
+// gives them meaning (Format.CheckFields).
+type Header struct {
+	Version                     uint32
+	HeaderLen                   uint32
+	Dim                         uint32
+	Metric                      uint8
+	Kind                        uint8 // as configured: auto, flat or hnsw
+	Structure                   uint8 // what the sections hold: flat or hnsw
+	Storage                     uint8
+	Stride                      uint32
+	M, EfConstruction, EfSearch uint32
+	FlatLimit                   uint64
+	Count                       uint64 // live vectors
+	Slots                       uint64 // flat: Count; graph: nodes, tombstones included
+	Entry                       uint64 // graph entry point
+	UpperWords                  uint64
+	BlockWords                  uint32
+	GraphFlags                  uint32
+	Seed                        uint64
+	Rerank                      uint8 // storage of the rerank copy, 0 for none
+	RerankFactor                uint32
+	Sections                    []Section
+}
+
+// Format is what the container needs from the engine to read a header:
+// the names of its section kinds, the checks of its fields, and the
+// sections each header needs.
+type Format struct {
+	// Library names this library in version errors.
+	Library string
+	// Names names the engine's section kinds (errors, inspection), and
+	// Structures the header's structure values.
+	Names      map[Kind]string
+	Structures map[uint8]string
+	// CheckFields checks the header's fields against each other; it runs
+	// after the container's own checks, before the section table's.
+	CheckFields func(h *Header) error
+	// Needs returns the sections h's structure needs, with their lengths:
+	// a file holds each of them and no other but optional ones.
+	Needs func(h *Header) map[Kind]uint64
+}
+
+// Name is k's name: "metadata", the engine's name, or "unknown-N".
+func (f *Format) Name(k Kind) string {
+	if k == KindMetadata {
+		return "metadata"
+	}
+	if n, ok := f.Names[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("unknown-%d", uint32(k))
+}
+
+func (f *Format) structureName(h *Header) string { return f.Structures[h.Structure] }
+
+// AlignUp rounds n up to the sections' alignment.
+func AlignUp(n uint64) uint64 { return (n + Align - 1) &^ (Align - 1) }
+
+// FileLen is the length of the whole file the header describes.
+func (h *Header) FileLen() uint64 {
+	end := AlignUp(uint64(h.HeaderLen))
+	if n := len(h.Sections); n > 0 {
+		end = AlignUp(h.Sections[n-1].Offset + h.Sections[n-1].Length)
+	}
+	return end
+}
+
+// Find returns the section of kind k, nil if there is none.
+func (h *Header) Find(k Kind) *Section {
+	for i := range h.Sections {
+		if h.Sections[i].Kind == k {
+			return &h.Sections[i]
+		}
+	}
+	return nil
+}
+
+// Encode lays the header and its section table out, CRC included.
+func (h *Header) Encode() []byte {
+	le := binary.LittleEndian
+	b := make([]byte, HeaderLen+SectionEntryLen*len(h.Sections))
+	copy(b, magic)
+	le.PutUint32(b[8:], h.Version)
+	le.PutUint32(b[12:], EndianMark)
+	le.PutUint32(b[16:], uint32(len(b)))
+	le.PutUint32(b[20:], uint32(len(h.Sections)))
+	le.PutUint32(b[24:], h.Dim)
+	b[28], b[29], b[30], b[31] = h.Metric, h.Kind, h.Structure, h.Storage
+	le.PutUint32(b[32:], h.Stride)
+	le.PutUint32(b[36:], h.M)
+	le.PutUint32(b[40:], h.EfConstruction)
+	le.PutUint32(b[44:], h.EfSearch)
+	le.PutUint64(b[48:], h.FlatLimit)
+	le.PutUint64(b[56:], h.Count)
+	le.PutUint64(b[64:], h.Slots)
+	le.PutUint64(b[72:], h.Entry)
+	le.PutUint64(b[80:], h.UpperWords)
+	le.PutUint32(b[88:], h.BlockWords)
+	le.PutUint32(b[92:], h.GraphFlags)
+	le.PutUint64(b[96:], h.Seed)
+	b[104] = h.Rerank
+	le.PutUint32(b[108:], h.RerankFactor)
+	for i, s := range h.Sections {
+		e := b[HeaderLen+i*SectionEntryLen:]
+		le.PutUint32(e[0:], uint32(s.Kind))
+		le.PutUint32(e[4:], s.Flags)
+		le.PutUint64(e[8:], s.Offset)
+		le.PutUint64(e[16:], s.Length)
+		le.PutUint32(e[24:], s.CRC)
+	}
+	le.PutUint32(b[HeaderCRCOff:], HeaderCRC(b))
+	return b
+}
+
+// HeaderCRC is the CRC-32C of the header bytes with the CRC field as zero.
+func HeaderCRC(b []byte) uint32 {
+	var zero [4]byte
+	c := update(0, b[:HeaderCRCOff])
+	c = update(c, zero[:])
+	return update(c, b[HeaderCRCOff+4:])
+}
+
+// layout assigns the sections' offsets: each aligned, right after the
+// previous one.
+func (h *Header) layout() {
+	h.HeaderLen = uint32(HeaderLen + SectionEntryLen*len(h.Sections))
+	off := AlignUp(uint64(h.HeaderLen))
+	for i := range h.Sections {
+		h.Sections[i].Offset = off
+		off = AlignUp(off + h.Sections[i].Length)
+	}
+}
+
+// Prefix checks the first HeaderLen bytes far enough to know how long
+// the header is: magic, byte order and header length, which keep their
+// places in every format version.
+func Prefix(b []byte) (headerLen int, err error) {
+	le := binary.LittleEndian
+	if string(b[:8]) != magic {
+		return 0, Errorf(ErrCorrupt, "not an Astral index file (magic %q, want %q)", b[:8], magic)
+	}
+	switch e := le.Uint32(b[12:]); e {
+	case EndianMark:
+	case 0x04030201:
+		return 0, Errorf(ErrVersion, "big-endian index file: this library reads little-endian files only")
+	default:
+		return 0, Errorf(ErrCorrupt, "byte-order mark %#08x, want %#08x", e, EndianMark)
+	}
+	n := le.Uint32(b[16:])
+	if n < HeaderLen || n > maxHeaderLen {
+		return 0, Errorf(ErrCorrupt, "header length %d: want %d to %d", n, HeaderLen, maxHeaderLen)
+	}
+	return int(n), nil
+}
+
+// DecodeHeader parses and checks a whole header (Prefix's length). It
+// checks the CRC first, then the version, then every field (the
+// engine's CheckFields) and the section table; the sections' contents are
+// checked later.
+func (f *Format) DecodeHeader(b []byte) (*Header, error) {
+	le := binary.LittleEndian
+	if want, got := le.Uint32(b[HeaderCRCOff:]), HeaderCRC(b); want != got {
+		return nil, Errorf(ErrCorrupt, "header checksum %#08x, header says %#08x", got, want)
+	}
+	h := &Header{Version: le.Uint32(b[8:]), HeaderLen: uint32(len(b))}
+	if h.Version < OldestVersion || h.Version > Version {
+		return nil, Errorf(ErrVersion, "index file format version %d: this library (%s) reads versions %d to %d", h.Version, f.Library, OldestVersion, Version)
+	}
+	nsec := le.Uint32(b[20:])
+	if nsec > maxSections || len(b) != HeaderLen+SectionEntryLen*int(nsec) {
+		return nil, Errorf(ErrCorrupt, "%d sections in a %d-byte header (at most %d sections of %d bytes after %d)", nsec, len(b), maxSections, SectionEntryLen, HeaderLen)
+	}
+	h.Dim = le.Uint32(b[24:])
+	h.Metric, h.Kind, h.Structure, h.Storage = b[28], b[29], b[30], b[31]
+	h.Stride = le.Uint32(b[32:])
+	h.M, h.EfConstruction, h.EfSearch = le.Uint32(b[36:]), le.Uint32(b[40:]), le.Uint32(b[44:])
+	h.FlatLimit = le.Uint64(b[48:])
+	h.Count, h.Slots, h.Entry = le.Uint64(b[56:]), le.Uint64(b[64:]), le.Uint64(b[72:])
+	h.UpperWords = le.Uint64(b[80:])
+	h.BlockWords, h.GraphFlags = le.Uint32(b[88:]), le.Uint32(b[92:])
+	h.Seed = le.Uint64(b[96:])
+	h.Rerank, h.RerankFactor = b[104], le.Uint32(b[108:])
+	for i, c := range b[105:HeaderCRCOff] {
+		if c != 0 && (i+105 < 108 || i+105 >= 112) {
+			return nil, Errorf(ErrCorrupt, "reserved header bytes 105..107, 112..123 are not zero")
+		}
+	}
+	if err := f.CheckFields(h); err != nil {
+		return nil, err
+	}
+	off := AlignUp(uint64(len(b)))
+	seen := map[Kind]bool{}
+	for i := range int(nsec) {
+		e := b[HeaderLen+i*SectionEntryLen:]
+		s := Section{Kind: Kind(le.Uint32(e)), Flags: le.Uint32(e[4:]), Offset: le.Uint64(e[8:]),
+			Length: le.Uint64(e[16:]), CRC: le.Uint32(e[24:])}
+		switch {
+		case s.Flags&^Optional != 0 || le.Uint32(e[28:]) != 0:
+			return nil, Errorf(ErrCorrupt, "section %d (%v): unknown flags %#x or reserved bits set", i, f.Name(s.Kind), s.Flags)
+		case s.Flags&Optional != 0 && s.Kind != KindMetadata && f.Names[s.Kind] != "":
+			// Only a kind this reader does not know may be skipped.
+			return nil, Errorf(ErrCorrupt, "section %d (%v): a required kind marked optional", i, f.Name(s.Kind))
+		case seen[s.Kind]:
+			return nil, Errorf(ErrCorrupt, "section %v appears twice", f.Name(s.Kind))
+		case s.Offset != off:
+			return nil, Errorf(ErrCorrupt, "section %d (%v) at offset %d, want %d (64-byte aligned, right after the previous one)", i, f.Name(s.Kind), s.Offset, off)
+		case s.Length > maxSectionLen:
+			return nil, Errorf(ErrCorrupt, "section %d (%v): absurd length %d", i, f.Name(s.Kind), s.Length)
+		}
+		seen[s.Kind] = true
+		off = AlignUp(s.Offset + s.Length)
+		h.Sections = append(h.Sections, s)
+	}
+	if err := f.checkSections(h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// checkSections checks that the sections h needs are all there, each of
+// the length the engine gives, and no other but optional ones.
+func (f *Format) checkSections(h *Header) error {
+	want := f.Needs(h)
+	for _, s := range h.Sections {
+		n, needed := want[s.Kind]
+		switch {
+		case needed:
+			if s.Length != n {
+				return Errorf(ErrCorrupt, "section %v is %d bytes, the header's counts make %d", f.Name(s.Kind), s.Length, n)
+			}
+			delete(want, s.Kind)
+		case s.Kind == KindMetadata:
+			if s.Length > maxMetadataLen {
+				return Errorf(ErrCorrupt, "metadata of %d bytes (at most %d)", s.Length, maxMetadataLen)
+			}
+		case s.Flags&Optional == 0:
+			return Errorf(ErrCorrupt, "section %v does not belong in a %v index file", f.Name(s.Kind), f.structureName(h))
+		}
+	}
+	// Name the lowest missing kind: the same one whatever the map's order.
+	var missing Kind
+	for k := range want {
+		if missing == 0 || k < missing {
+			missing = k
+		}
+	}
+	if len(want) > 0 {
+		return Errorf(ErrCorrupt, "section %v is missing", f.Name(missing))
+	}
+	return nil
+}

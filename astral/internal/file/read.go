@@ -1,0 +1,184 @@
+package file
+
+import (
+	"io"
+)
+
+// FromBytes checks the file in b up to its sections' contents: the
+// header, the file's length, the padding. It returns the header and each
+// section's bytes; with alias they are b's own (b must stay valid and
+// unchanged while they are used), otherwise aligned copies. No section's
+// checksum is checked yet (CheckCRCs).
+func (f *Format) FromBytes(b []byte, alias bool) (*Header, [][]byte, error) {
+	if len(b) < HeaderLen {
+		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), HeaderLen)
+	}
+	hl, err := Prefix(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(b) < hl {
+		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
+	}
+	h, err := f.DecodeHeader(b[:hl])
+	if err != nil {
+		return nil, nil, err
+	}
+	if size := h.FileLen(); uint64(len(b)) != size {
+		if uint64(len(b)) < size {
+			return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", len(b), size)
+		}
+		return nil, nil, Errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
+	}
+	if err := zeroPadding(b[hl:AlignUp(uint64(hl))], "the header"); err != nil {
+		return nil, nil, err
+	}
+	bufs := make([][]byte, len(h.Sections))
+	for i, s := range h.Sections {
+		end := s.Offset + s.Length
+		if err := zeroPadding(b[end:AlignUp(end)], f.Name(s.Kind)); err != nil {
+			return nil, nil, err
+		}
+		bufs[i] = b[s.Offset:end:end]
+		if !alias {
+			bufs[i] = append(alignedBytes(0, len(bufs[i])), bufs[i]...)
+		}
+	}
+	return h, bufs, nil
+}
+
+func zeroPadding(p []byte, after string) error {
+	for _, c := range p {
+		if c != 0 {
+			return Errorf(ErrCorrupt, "padding after %s is not zero", after)
+		}
+	}
+	return nil
+}
+
+// CheckCRCs checks the checksums of h's sections, bufs, but those skip
+// names, on w's workers.
+func (f *Format) CheckCRCs(w Workers, h *Header, bufs [][]byte, skip func(Kind) bool) error {
+	var todo [][]byte
+	var secs []Section
+	for i, s := range h.Sections {
+		if !skip(s.Kind) {
+			todo, secs = append(todo, bufs[i]), append(secs, s)
+		}
+	}
+	for i, c := range Checksums(w, todo) {
+		if c != secs[i].CRC {
+			return f.CRCError(secs[i], c)
+		}
+	}
+	return nil
+}
+
+// Read reads a file from r: the header, then each section into memory of
+// its own, checking the padding and every checksum. It reads exactly the
+// file's length, so r may hold more after it. Memory follows the bytes
+// that actually arrive, whatever the header claims: when r is an
+// io.Seeker the claimed length is checked against what is left first,
+// otherwise each section grows as it is read. A short stream gives
+// ErrCorrupt; another read failure ErrIO.
+func (f *Format) Read(r io.Reader) (*Header, [][]byte, error) {
+	var fixed [HeaderLen]byte
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return nil, nil, readError(err, "the header")
+	}
+	hl, err := Prefix(fixed[:])
+	if err != nil {
+		return nil, nil, err
+	}
+	hb := make([]byte, hl)
+	copy(hb, fixed[:])
+	if _, err := io.ReadFull(r, hb[HeaderLen:]); err != nil {
+		return nil, nil, readError(err, "the header")
+	}
+	h, err := f.DecodeHeader(hb)
+	if err != nil {
+		return nil, nil, err
+	}
+	size := h.FileLen()
+	left, sized := remaining(r)
+	if sized && uint64(left) < size-uint64(hl) {
+		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", uint64(left)+uint64(hl), size)
+	}
+	pos := uint64(hl)
+	bufs := make([][]byte, len(h.Sections))
+	crcs := make([]uint32, len(h.Sections))
+	var pad [Align]byte
+	skip := func(to uint64, after string) error {
+		p := pad[:to-pos]
+		if _, err := io.ReadFull(r, p); err != nil {
+			return readError(err, "padding after "+after)
+		}
+		pos = to
+		return zeroPadding(p, after)
+	}
+	after := "the header"
+	for i, s := range h.Sections {
+		if err := skip(s.Offset, after); err != nil {
+			return nil, nil, err
+		}
+		if bufs[i], crcs[i], err = f.readSection(r, s, sized); err != nil {
+			return nil, nil, err
+		}
+		pos += s.Length
+		after = f.Name(s.Kind)
+	}
+	if err := skip(AlignUp(pos), after); err != nil {
+		return nil, nil, err
+	}
+	for i, s := range h.Sections {
+		if crcs[i] != s.CRC {
+			return nil, nil, f.CRCError(s, crcs[i])
+		}
+	}
+	return h, bufs, nil
+}
+
+// remaining is how many bytes r has left, when r can tell.
+func remaining(r io.Reader) (int64, bool) {
+	s, ok := r.(io.Seeker)
+	if !ok {
+		return 0, false
+	}
+	cur, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, false
+	}
+	end, err := s.Seek(0, io.SeekEnd)
+	if _, err2 := s.Seek(cur, io.SeekStart); err != nil || err2 != nil || end < cur {
+		return 0, false
+	}
+	return end - cur, true
+}
+
+// readStep is the most a section's buffer grows ahead of the bytes read.
+const readStep = 16 << 20
+
+// readSection reads section s into aligned memory and checksums it. When
+// the stream's length is known (sized) and holds the section, the buffer
+// is allocated whole; otherwise it grows as bytes arrive, so a lying
+// header costs no more memory than the stream really holds.
+func (f *Format) readSection(r io.Reader, s Section, sized bool) ([]byte, uint32, error) {
+	n := int(s.Length)
+	buf := alignedBytes(0, min(n, readStep))
+	if sized {
+		buf = alignedBytes(0, n)
+	}
+	var crc uint32
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = append(alignedBytes(0, min(n, max(2*cap(buf), readStep))), buf...)
+		}
+		next := buf[len(buf):min(n, cap(buf), len(buf)+readStep)]
+		if _, err := io.ReadFull(r, next); err != nil {
+			return nil, 0, readError(err, "section "+f.Name(s.Kind))
+		}
+		crc = update(crc, next)
+		buf = buf[:len(buf)+len(next)]
+	}
+	return buf, crc, nil
+}

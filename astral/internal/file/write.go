@@ -1,0 +1,195 @@
+package file
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// A Part is one section to write: its kind and flags, and its bytes, or
+// for a section too large to copy whole (the graph's level-0 blocks),
+// its length and a function that produces its bytes in pieces, in
+// order; Write calls it twice, for the checksum the header carries and
+// then to write.
+type Part struct {
+	Kind   Kind
+	Flags  uint32
+	Bytes  []byte
+	Length uint64
+	Pieces func(each func([]byte))
+}
+
+// Write checksums the parts (Bytes on w's workers), lays out h with them
+// as its sections and writes the file through the writer open returns
+// once the file's length is known. It returns that length.
+func Write(h *Header, parts []Part, w Workers, open func(size int64) (io.Writer, error)) (int64, error) {
+	var whole [][]byte
+	var at []int
+	h.Sections = make([]Section, len(parts))
+	for i, p := range parts {
+		s := &h.Sections[i]
+		s.Kind, s.Flags = p.Kind, p.Flags
+		if p.Pieces != nil {
+			s.Length = p.Length
+			p.Pieces(func(b []byte) { s.CRC = update(s.CRC, b) })
+			continue
+		}
+		s.Length = uint64(len(p.Bytes))
+		whole, at = append(whole, p.Bytes), append(at, i)
+	}
+	for i, c := range Checksums(w, whole) {
+		h.Sections[at[i]].CRC = c
+	}
+	h.layout()
+	out, err := open(int64(h.FileLen()))
+	if err != nil {
+		return int64(h.FileLen()), err
+	}
+	fw := &fileWriter{w: out}
+	fw.write(h.Encode())
+	fw.pad()
+	for _, p := range parts {
+		if p.Pieces != nil {
+			p.Pieces(fw.write)
+		} else {
+			fw.write(p.Bytes)
+		}
+		fw.pad()
+	}
+	return int64(fw.off), fw.err
+}
+
+// fileWriter writes a file's parts in order, padding each section.
+type fileWriter struct {
+	w   io.Writer
+	off uint64
+	err error
+}
+
+var zeros [Align]byte
+
+func (fw *fileWriter) write(p []byte) {
+	if fw.err != nil || len(p) == 0 {
+		return
+	}
+	if _, err := fw.w.Write(p); err != nil {
+		fw.err = Errorf(ErrIO, "%v", err)
+	}
+	fw.off += uint64(len(p))
+}
+
+// pad writes zeros up to the next aligned offset.
+func (fw *fileWriter) pad() { fw.write(zeros[:AlignUp(fw.off)-fw.off]) }
+
+// SliceWriter writes into buf, whose length the caller checked against
+// the file's.
+func SliceWriter(buf []byte) io.Writer { return &sliceWriter{b: buf[:0:len(buf)]} }
+
+type sliceWriter struct{ b []byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	if len(p) > cap(w.b)-len(w.b) {
+		return 0, io.ErrShortWrite
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// WriteFile writes a file to path through write so that a crash at any
+// moment leaves either the previous file or the new one, whole: it writes
+// a temporary file (".NAME.tmp-*") in the same directory with permission
+// mode, syncs it, calls recheck (the caller's last look at what path
+// holds: its error stops the save), renames the file over path and syncs
+// the directory. Failures of the file system wrap ErrIO; write's and
+// recheck's own errors are returned as they are.
+func WriteFile(path string, mode os.FileMode, recheck func() error, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return Errorf(ErrIO, "%v", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := &chunkWriter{w: f, buf: make([]byte, 0, saveChunk)}
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return Errorf(ErrIO, "writing %s: %v", tmp, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return Errorf(ErrIO, "%v", err)
+	}
+	if err := f.Sync(); err != nil {
+		return Errorf(ErrIO, "syncing %s: %v", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return Errorf(ErrIO, "closing %s: %v", tmp, err)
+	}
+	if err := recheck(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return Errorf(ErrIO, "%v", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return Errorf(ErrIO, "syncing directory %s: %v", dir, err)
+	}
+	return nil
+}
+
+// saveChunk is the size and alignment of WriteFile's writes. Where the
+// file system caches files in large folios (ext4 and XFS on Linux 6.16
+// and later), whole aligned 2 MiB writes leave the file cached as 2 MiB
+// pages, which a later mapping maps with one fault each instead of one
+// per 64 KiB: a mapped open of the 100k reference index takes 36 minor
+// faults, not about 800 (BenchmarkOpen100k's map_faults; README, "Opening
+// a saved index").
+const saveChunk = 2 << 20
+
+// chunkWriter passes its writes on in whole saveChunk-aligned pieces: it
+// buffers up to a chunk boundary and writes runs of whole chunks directly.
+type chunkWriter struct {
+	w   io.Writer
+	buf []byte // cap saveChunk
+}
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if len(c.buf) == 0 && len(p) >= saveChunk {
+			whole := len(p) &^ (saveChunk - 1)
+			if _, err := c.w.Write(p[:whole]); err != nil {
+				return n - len(p), err
+			}
+			p = p[whole:]
+			continue
+		}
+		k := copy(c.buf[len(c.buf):cap(c.buf)], p)
+		c.buf, p = c.buf[:len(c.buf)+k], p[k:]
+		if len(c.buf) == cap(c.buf) {
+			if err := c.Flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// Flush writes what is buffered: the file's last, partial chunk.
+func (c *chunkWriter) Flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.w.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
+}
