@@ -53,15 +53,20 @@ type Index struct {
 
 	// While a background build runs, writes also go to pending, replayed
 	// into the graph before the switch.
-	building  bool
-	pending   []pendingOp
-	bg        sync.WaitGroup
-	compactOn atomic.Bool
+	building bool
+	pending  []pendingOp
+	bg       sync.WaitGroup
+	// switching is the background switch to a graph, compacting the
+	// compaction a Remove started; writers and saves finish or wait for
+	// them first (order.go). Both guarded by writeMu.
+	switching  *graphSwitch
+	compacting chan struct{}
 
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
 
 	mapped *mapping   // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
+	faults faultLatch // a fault reading it (fault.go)
 	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
 }
 
@@ -74,6 +79,7 @@ type pendingOp struct {
 	id            uint64
 	rec           []byte // nil for a removal
 	adjust, scale float32
+	first         bool // the first id of its Add or Remove call
 }
 
 // queryCtx is the scratch of one query in flight.
@@ -187,6 +193,9 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	if !checkFinite(vectors) {
 		return errorf(ErrNonFinite, "vectors hold NaN or Inf")
 	}
+	if err := x.checkMagnitude(vectors, "vector"); err != nil {
+		return err
+	}
 	seen := make(map[uint64]struct{}, len(ids))
 	for _, id := range ids {
 		if _, dup := seen[id]; dup {
@@ -220,6 +229,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 	}
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.awaitCompaction()
 	if err := x.ownMemory(); err != nil {
 		return err
 	}
@@ -246,28 +256,7 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 		x.mu.Unlock()
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		if len(ids) >= parallelBuildMin {
-			// A deterministic parallel build on the runtime's workers: the
-			// same graph whatever the thread count.
-			adj, mul := bias, scales
-			if x.adjust == score.AdjustNone {
-				adj = nil
-			}
-			if x.adjust != score.AdjustScaleSubtract {
-				mul = nil
-			}
-			if err := g.Build(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
-				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-			}
-			return nil
-		}
-		g.Reserve(len(ids))
-		for i, id := range ids {
-			if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
-				return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-			}
-		}
-		return nil
+		return x.insertGraph(g, ids, recs, bias, scales)
 	}
 	x.flat.Reserve(len(ids))
 	for i, id := range ids {
@@ -276,52 +265,37 @@ func (x *Index) Add(ids []uint64, vectors []float32) error {
 			return err // unreachable: ids were checked under writeMu
 		}
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i], scale: scales[i]})
+			x.pending = append(x.pending, pendingOp{id: id, rec: recs[i*stride : (i+1)*stride], adjust: bias[i], scale: scales[i], first: i == 0})
 		}
 	}
 	grow := x.cfg.Kind == KindAuto && !x.building && x.flat.RecordBytes() > x.cfg.FlatLimitBytes
 	if grow {
 		x.building = true
 		ids, recs, adj, scales := x.flat.Snapshot()
+		sw := &graphSwitch{built: make(chan struct{})}
+		x.switching = sw
 		x.bg.Add(1)
-		go x.switchToGraph(ids, recs, adj, scales)
+		go x.switchToGraph(sw, ids, recs, adj, scales)
 	}
 	x.mu.Unlock()
 	return nil
 }
 
 // switchToGraph builds the graph from a snapshot of the flat index while
-// queries go on, replays the writes made meanwhile, then swaps.
-func (x *Index) switchToGraph(ids []uint64, recs []byte, adj, scales []float32) {
+// queries go on, then replays the writes made meanwhile and swaps, unless
+// a save has already done so (finishSwitch).
+func (x *Index) switchToGraph(sw *graphSwitch, ids []uint64, recs []byte, adj, scales []float32) {
 	defer x.bg.Done()
 	// This thread may carry a host's FTZ/DAZ (threads inherit it).
 	defer fpenv.Leave(fpenv.Enter())
-	g, err := x.newGraph()
-	if err == nil {
-		err = g.Build(ids, recs, adj, scales, x.rt.workers(), true)
+	sw.g, sw.err = x.newGraph()
+	if sw.err == nil {
+		sw.err = sw.g.Build(ids, recs, adj, scales, x.rt.workers(), true)
 	}
+	close(sw.built)
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err == nil {
-		for _, op := range x.pending {
-			if op.rec == nil {
-				err = g.Delete(op.id)
-			} else {
-				err = g.Insert(op.id, op.rec, op.adjust, op.scale)
-			}
-			if err != nil {
-				break
-			}
-		}
-	}
-	x.pending, x.building = nil, false
-	if err != nil {
-		// Keep serving exactly; the next Add past the limit tries again.
-		return
-	}
-	x.graph, x.flat = g, nil
+	x.finishSwitch(sw)
 }
 
 // Wait returns once any background graph build or compaction has finished.
@@ -385,6 +359,7 @@ func normalize(v []float32) {
 func (x *Index) Remove(ids ...uint64) error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.awaitCompaction()
 	if err := x.ownMemory(); err != nil {
 		return err
 	}
@@ -402,23 +377,9 @@ func (x *Index) Remove(ids ...uint64) error {
 	if g := x.graph; g != nil {
 		x.mu.Unlock()
 		x.mu.RLock()
-		for _, id := range ids {
-			if err := g.Delete(id); err != nil {
-				x.mu.RUnlock()
-				return errorf(ErrNotFound, "%v", err) // unreachable: ids were checked
-			}
-		}
-		// Tombstones still route but lengthen searches: reclaim them in the
-		// background once they are a fifth of the graph.
-		if g.Deleted()*5 > g.Len() && x.compactOn.CompareAndSwap(false, true) {
-			x.bg.Add(1)
-			go func() {
-				defer x.bg.Done()
-				defer x.compactOn.Store(false)
-				// This thread may carry a host's FTZ/DAZ (threads inherit it).
-				defer fpenv.Leave(fpenv.Enter())
-				g.Compact(x.rt.workers())
-			}()
+		if err := x.deleteGraph(g, ids, false); err != nil {
+			x.mu.RUnlock()
+			return err
 		}
 		x.mu.RUnlock()
 		// Only now leave the rerank copy: a query that found the ids in the
@@ -428,12 +389,12 @@ func (x *Index) Remove(ids ...uint64) error {
 		return x.removeRerank(ids)
 	}
 	defer x.mu.Unlock()
-	for _, id := range ids {
+	for i, id := range ids {
 		if err := x.flat.Remove(id); err != nil {
 			return err // unreachable: ids were checked under writeMu
 		}
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id})
+			x.pending = append(x.pending, pendingOp{id: id, first: i == 0})
 		}
 	}
 	return x.removeRerank(ids)
@@ -477,6 +438,9 @@ func (x *Index) checkQuery(q []float32) error {
 	}
 	if !checkFinite(q) {
 		return errorf(ErrNonFinite, "query holds NaN or Inf")
+	}
+	if err := x.checkMagnitude(q, "query"); err != nil {
+		return err
 	}
 	return nil
 }
@@ -548,11 +512,8 @@ func (x *Index) finish(c *queryCtx, j int, res []Result) {
 	}
 }
 
-// Query finds the k nearest stored vectors to q and returns them best first
-// in dst[:n] (n = min(k, Len())), reusing dst's memory: with cap(dst) >= k it
-// allocates nothing. Flat indexes are exact; HNSW searches EfSearch (at
-// least k) candidates.
-func (x *Index) Query(dst []Result, q []float32, k int) ([]Result, error) {
+// query is Query without the fault guard.
+func (x *Index) query(dst []Result, q []float32, k int) ([]Result, error) {
 	if k < 1 || k > MaxK {
 		return dst[:0], errorf(ErrInvalidArgument, "k = %d: want 1 to %d", k, MaxK)
 	}
@@ -612,10 +573,8 @@ func (x *Index) SetEfSearch(ef int) error {
 	return nil
 }
 
-// QueryBatch runs len(queries)/Dim queries, MaxBatch per pass over the
-// records. Query i's results are dst[i*k : i*k+counts[i]], best first; counts
-// must hold one entry per query. The results equal Query's, bit for bit.
-func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int) ([]Result, error) {
+// queryBatch is QueryBatch without the fault guard.
+func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, k int) ([]Result, error) {
 	dim := x.cfg.Dim
 	if k < 1 || k > MaxK {
 		return dst[:0], errorf(ErrInvalidArgument, "k = %d: want 1 to %d", k, MaxK)
@@ -629,6 +588,9 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 	}
 	if !checkFinite(queries) {
 		return dst[:0], errorf(ErrNonFinite, "queries hold NaN or Inf")
+	}
+	if err := x.checkMagnitude(queries, "query"); err != nil {
+		return dst[:0], err
 	}
 	if cap(dst) < nq*k {
 		dst = make([]Result, nq*k)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/astral-engine/astral/astral/internal/file"
@@ -32,11 +33,10 @@ var metadata = []byte("writer=astral " + Version + "\n")
 // Save writes the index to w in the index file format (docs/FORMAT.md).
 //
 // The file is a snapshot of one moment: Add and Remove wait until Save
-// returns, while queries keep running. A graph compaction in progress
-// finishes first; during an auto index's background switch to a graph the
-// flat index, which is live and complete, is saved (and a loaded one
-// switches again on its next Add). Two saves of the same content give the
-// same bytes.
+// returns, while queries keep running. The bytes depend only on the calls
+// made before, never on timing: a graph compaction a Remove started
+// finishes first, and so does an auto index's background switch to a
+// graph (order.go).
 func (x *Index) Save(w io.Writer) error {
 	_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 	return err
@@ -93,7 +93,10 @@ func bigEndian() error {
 
 // save writes the index through the writer open returns once the file's
 // length is known, and returns that length.
-func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
+func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err error) {
+	if x.faults.mapped.Load() {
+		defer x.endGuard(debug.SetPanicOnFault(true), &err)
+	}
 	if err := bigEndian(); err != nil {
 		return 0, err
 	}
@@ -101,11 +104,11 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (int64, error) {
 	// live: the switch to a graph takes it.
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
+	x.settle() // the same calls, the same bytes: no race with background work
 	if err := x.Verify(); err != nil {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
 	if g := x.graph; g != nil {
-		var size int64
 		err := g.View(func(v *hnsw.View) error {
 			var err error
 			size, err = x.saveGraph(v, open)
@@ -454,6 +457,7 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	}
 	if m.Mapped() {
 		x.mapped = m
+		x.faults.mapped.Store(true)
 		runtime.AddCleanup(x, func(m *mapping) { m.Release() }, m)
 	}
 	if later != nil {
@@ -507,7 +511,7 @@ func (x *Index) verifyLater(check func() error) {
 		defer x.bg.Done() // also keeps x, and so its mapping, alive meanwhile
 		// This thread may carry a host's FTZ/DAZ (threads inherit it).
 		defer fpenv.Leave(fpenv.Enter())
-		c.err = check()
+		c.err = x.guarded(check)
 		c.bad.Store(c.err != nil)
 		close(c.done)
 	}()
@@ -519,6 +523,9 @@ func (x *Index) verifyLater(check func() error) {
 // the first problem (the index then refuses queries, writes and saves).
 // Any other index was checked whole before it was returned: nil at once.
 func (x *Index) Verify() error {
+	if err := x.faults.failed(); err != nil {
+		return err
+	}
 	x.mu.RLock()
 	c := x.check
 	x.mu.RUnlock()
@@ -532,6 +539,9 @@ func (x *Index) Verify() error {
 // damaged is the failed background check's error, without waiting for
 // one still running; hold mu.
 func (x *Index) damaged() error {
+	if err := x.faults.failed(); err != nil {
+		return err
+	}
 	if c := x.check; c != nil && c.bad.Load() {
 		return c.err
 	}
@@ -549,20 +559,9 @@ func (x *Index) ownMemory() error {
 	if m == nil {
 		return nil
 	}
-	if g := x.graph; g != nil {
-		// Searches pick the copy up as they start; the lock waits out
-		// those still reading the mapping.
-		g.Detach()
-		x.mu.Lock()
-	} else {
-		x.mu.Lock()
-		x.flat.Detach()
+	if err := x.detach(); err != nil {
+		return err
 	}
-	if x.rerank != nil {
-		x.rerank.Detach()
-	}
-	x.mapped = nil
-	x.mu.Unlock()
 	m.Release()
 	return nil
 }

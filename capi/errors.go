@@ -32,7 +32,7 @@ var statuses = [...]struct {
 	{astral.ErrInvalidArgument, C.ASTRAL_E_INVALID_ARGUMENT},
 	{astral.ErrCorrupt, C.ASTRAL_E_CORRUPT}, // a damaged file, or a loaded file's background check
 	{astral.ErrVersion, C.ASTRAL_E_VERSION_MISMATCH},
-	{astral.ErrIO, C.ASTRAL_E_IO},
+	{astral.ErrIO, C.ASTRAL_E_IO}, // a file that cannot be read, or a mapped file that faulted (truncated under the index)
 	{astral.ErrBufferTooSmall, C.ASTRAL_E_BUFFER_TOO_SMALL},
 	{errors.ErrUnsupported, C.ASTRAL_E_UNSUPPORTED},
 }

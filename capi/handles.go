@@ -118,13 +118,17 @@ func (r *registry) remove(h C.AstralIndex) bool {
 }
 
 // clear empties every slot, keeping the generations so that no handle from
-// before comes back to life; reg.mu must be held for writing.
-func (r *registry) clear() {
+// before comes back to life, and returns the indexes it held; reg.mu must
+// be held for writing.
+func (r *registry) clear() []*entry {
+	var gone []*entry
 	for i := range r.slots {
-		if r.slots[i].e != nil {
+		if e := r.slots[i].e; e != nil {
+			gone = append(gone, e)
 			r.remove(makeHandle(uint32(i), r.slots[i].gen))
 		}
 	}
+	return gone
 }
 
 // liveIndexes is the number of indexes not yet destroyed (the leak check).

@@ -123,7 +123,13 @@ func astral_shutdown() (st C.AstralStatus) {
 	if reg.rt == nil {
 		return fail(fn, C.ASTRAL_E_NOT_INITIALIZED, "not initialized")
 	}
-	reg.clear()
+	for _, e := range reg.clear() {
+		// Release what the library owns now: a mapped file stays mapped
+		// otherwise until the collector runs, which a host cannot see.
+		if e.x.Mapped() {
+			e.x.Close()
+		}
+	}
 	reg.rt.Close()
 	reg.rt = nil
 	return statusOK

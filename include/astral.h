@@ -100,7 +100,9 @@ enum {
     ASTRAL_E_NOT_INITIALIZED = 7,   /* astral_init has not succeeded, or astral_shutdown ran */
     ASTRAL_E_BUFFER_TOO_SMALL = 8,  /* a caller's output array is too short */
     ASTRAL_E_OUT_OF_MEMORY = 9,     /* a size too large to allocate */
-    ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed */
+    ASTRAL_E_IO = 10,               /* a file could not be opened, read, written, synced or renamed,
+                                     * or a mapped file faulted (truncated under the index): the
+                                     * index then answers every call but destroy with it */
     ASTRAL_E_CORRUPT = 11,          /* saved index data damaged, truncated or forged */
     ASTRAL_E_INTERNAL = 12,         /* a bug in Astral; the message says where */
     ASTRAL_E_VERSION_MISMATCH = 13, /* saved index data of another format version or byte order */
@@ -171,6 +173,9 @@ typedef struct AstralInit {
 #define ASTRAL_MAX_RERANK_FACTOR 64u
 
 #define ASTRAL_MAX_DIMENSION 4096
+/* The longest vector or query the dot and L2 metrics take, 2^62: then every
+ * score stays finite in float. Cosine takes any finite vector. */
+#define ASTRAL_MAX_NORM 4611686018427387904.0
 #define ASTRAL_MAX_K 1024
 /* Queries sharing one pass over the records in astral_index_query_batch. */
 #define ASTRAL_MAX_BATCH 16
@@ -259,8 +264,10 @@ ASTRAL_API size_t astral_last_error(char *buf, size_t capacity);
  * Thread-safe; init and shutdown may be repeated in turn. */
 ASTRAL_API AstralStatus astral_init(const AstralInit *init);
 
-/* Destroys every index still alive (their handles become stale), then
- * stops the workers. Calls already running on an index finish normally.
+/* Destroys every index still alive (their handles become stale), unmaps
+ * the files of those loaded by astral_index_load (waiting for calls still
+ * scanning them), then stops the workers. Calls already running on an
+ * index finish normally.
  * Statuses: OK; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_shutdown(void);
 
@@ -286,8 +293,10 @@ ASTRAL_API AstralStatus astral_index_destroy(AstralIndex index);
 /* Stores count vectors under ids. vectors holds value_count floats, row
  * after row, and value_count must be count * dimension. All or nothing: on
  * any failure nothing is stored. ids and vectors may be NULL when count and
- * value_count are 0. Cosine vectors are normalized when stored.
- * Statuses: OK; INVALID_ARGUMENT (NULL pointer); DIMENSION (value_count);
+ * value_count are 0. Cosine vectors are normalized when stored; under dot
+ * and L2 a vector may be at most ASTRAL_MAX_NORM long, so no score overflows.
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer; dot or L2 vector longer
+ * than ASTRAL_MAX_NORM, e.g. holding FLT_MAX); DIMENSION (value_count);
  * NON_FINITE; DUPLICATE_ID (already stored or repeated in ids);
  * OUT_OF_MEMORY (count too large); CORRUPT (the background check of a
  * file loaded with ASTRAL_LOAD_VERIFY_IN_BACKGROUND failed); STALE_HANDLE;
@@ -308,9 +317,10 @@ ASTRAL_API AstralStatus astral_index_remove(AstralIndex index, const uint64_t *i
  * them best first (by score, then lower id) to results[0 .. *out_count),
  * *out_count = min(k, stored vectors). capacity is the length of results
  * and must be >= k. Allocates nothing. *out_count is 0 on failure.
- * Statuses: OK; INVALID_ARGUMENT (NULL pointer, k = 0 or > ASTRAL_MAX_K);
- * DIMENSION (dimension differs from the index's); NON_FINITE;
- * BUFFER_TOO_SMALL (capacity < k); CORRUPT (as astral_index_add);
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer, k = 0 or > ASTRAL_MAX_K,
+ * dot or L2 query longer than ASTRAL_MAX_NORM); DIMENSION (dimension
+ * differs from the index's); NON_FINITE; BUFFER_TOO_SMALL (capacity < k);
+ * IO (the index's mapped file faulted); CORRUPT (as astral_index_add);
  * STALE_HANDLE; NOT_INITIALIZED.
  * Thread-safe: any number of threads may query one index while others add
  * and remove. */

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -262,6 +263,10 @@ func (p *Pool) Close() {
 // returning to the runtime with a narrowed affinity.
 func (p *Pool) worker(s *slot, cpu int, ready chan<- error) {
 	defer p.wg.Done()
+	// A part that reads a mapped file which has shrunk panics instead of
+	// killing the process; runPart hands the panic to the caller, which
+	// turns it into an error.
+	debug.SetPanicOnFault(true)
 	if cpu >= 0 {
 		runtime.LockOSThread()
 		if err := pinThread(cpu); err != nil {

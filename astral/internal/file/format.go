@@ -262,6 +262,9 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 		switch {
 		case s.Flags&^Optional != 0 || le.Uint32(e[28:]) != 0:
 			return nil, Errorf(ErrCorrupt, "section %d (%v): unknown flags %#x or reserved bits set", i, f.Name(s.Kind), s.Flags)
+		case s.Flags&Optional != 0 && s.Kind != KindMetadata && f.Names[s.Kind] != "":
+			// Only a kind this reader does not know may be skipped.
+			return nil, Errorf(ErrCorrupt, "section %d (%v): a required kind marked optional", i, f.Name(s.Kind))
 		case seen[s.Kind]:
 			return nil, Errorf(ErrCorrupt, "section %v appears twice", f.Name(s.Kind))
 		case s.Offset != off:
