@@ -47,8 +47,9 @@ func BenchmarkRescore(b *testing.B) {
 	c := x.getCtx()
 	kc := x.candidates(10)
 	out := c.candBuffer(1, kc)
-	x.prepare(c, c.s.QueryBuffer(x.flat, 1), 0, q)
-	x.flat.Search(c.s, nil, 1, kc, out, c.counts[:1])
+	f := x.live.(flatStructure)
+	x.prepare(c, f.queryBuffer(c, 1), 0, q)
+	f.search(c, nil, nil, 1, kc, 0, out, c.counts[:1])
 	cands := append([]Result(nil), out[:c.counts[0]]...)
 	tmp := make([]Result, len(cands))
 	for b.Loop() {

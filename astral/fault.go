@@ -89,15 +89,16 @@ func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int)
 // detach copies a mapped index's sections into the heap; hold writeMu.
 func (x *Index) detach() (err error) {
 	defer x.endGuard(debug.SetPanicOnFault(true), &err)
-	if g := x.graph; g != nil {
+	s := x.live
+	if s.sharedWrites() {
 		// Searches pick the copy up as they start; the lock waits out
 		// those still reading the mapping.
-		g.Detach()
+		s.Detach()
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.graph == nil {
-		x.flat.Detach()
+	if !s.sharedWrites() {
+		s.Detach()
 	}
 	if x.rerank != nil {
 		x.rerank.Detach()

@@ -1,11 +1,5 @@
 package astral
 
-import (
-	"github.com/astral-engine/astral/hnsw"
-	"github.com/astral-engine/astral/internal/fpenv"
-	"github.com/astral-engine/astral/internal/score"
-)
-
 // The work an index does in the background (a graph compaction, an auto
 // index's switch to a graph) is ordered with the calls that start it, so
 // the same calls always give the same structure and the same saved bytes:
@@ -22,7 +16,7 @@ import (
 // graphSwitch is one background switch to a graph.
 type graphSwitch struct {
 	built chan struct{} // closed when g and err are set
-	g     *hnsw.Graph
+	g     graphStructure
 	err   error
 }
 
@@ -64,11 +58,11 @@ func (x *Index) finishSwitch(sw *graphSwitch) {
 		// Keep serving exactly; the next Add past the limit tries again.
 		return
 	}
-	x.graph, x.flat = sw.g, nil
+	x.live = sw.g
 }
 
 // replay applies ops to g (not yet live) a call at a time.
-func (x *Index) replay(g *hnsw.Graph, ops []pendingOp) error {
+func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 	stride := x.kern.Stride()
 	for lo := 0; lo < len(ops); {
 		hi := lo + 1
@@ -82,9 +76,10 @@ func (x *Index) replay(g *hnsw.Graph, ops []pendingOp) error {
 			ids[i] = op.id
 		}
 		if call[0].rec == nil {
-			if err := x.deleteGraph(g, ids, true); err != nil {
+			if err := g.remove(ids); err != nil {
 				return err
 			}
+			x.compactIfSparse(g, true)
 			continue
 		}
 		recs := make([]byte, 0, len(call)*stride)
@@ -93,67 +88,9 @@ func (x *Index) replay(g *hnsw.Graph, ops []pendingOp) error {
 			recs = append(recs, op.rec...)
 			bias[i], scales[i] = op.adjust, op.scale
 		}
-		if err := x.insertGraph(g, ids, recs, bias, scales); err != nil {
+		if err := g.insert(&batch{ids: ids, recs: recs, bias: bias, scales: scales}, x.rt.workers()); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// insertGraph adds one Add call's records to g: a batch of
-// parallelBuildMin or more as a deterministic parallel build on the
-// runtime's workers (the same graph whatever the thread count), fewer
-// one after another.
-func (x *Index) insertGraph(g *hnsw.Graph, ids []uint64, recs []byte, bias, scales []float32) error {
-	if len(ids) >= parallelBuildMin {
-		adj, mul := bias, scales
-		if x.adjust == score.AdjustNone {
-			adj = nil
-		}
-		if x.adjust != score.AdjustScaleSubtract {
-			mul = nil
-		}
-		if err := g.Build(ids, recs, adj, mul, x.rt.workers(), true); err != nil {
-			return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-		}
-		return nil
-	}
-	stride := x.kern.Stride()
-	g.Reserve(len(ids))
-	for i, id := range ids {
-		if err := g.Insert(id, recs[i*stride:(i+1)*stride], bias[i], scales[i]); err != nil {
-			return errorf(ErrInvalidArgument, "%v", err) // unreachable: ids were checked
-		}
-	}
-	return nil
-}
-
-// deleteGraph deletes one Remove call's ids from g. Tombstones still route
-// but lengthen searches: once they are a fifth of the graph it compacts,
-// right away with now (g not yet live), otherwise in the background, and
-// the next write or save waits for it (awaitCompaction). Hold writeMu.
-func (x *Index) deleteGraph(g *hnsw.Graph, ids []uint64, now bool) error {
-	for _, id := range ids {
-		if err := g.Delete(id); err != nil {
-			return errorf(ErrNotFound, "%v", err) // unreachable: ids were checked
-		}
-	}
-	if g.Deleted()*5 <= g.Len() {
-		return nil
-	}
-	if now {
-		g.Compact(x.rt.workers())
-		return nil
-	}
-	done := make(chan struct{})
-	x.compacting = done
-	x.bg.Add(1)
-	go func() {
-		defer x.bg.Done()
-		defer close(done)
-		// This thread may carry a host's FTZ/DAZ (threads inherit it).
-		defer fpenv.Leave(fpenv.Enter())
-		g.Compact(x.rt.workers())
-	}()
 	return nil
 }

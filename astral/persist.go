@@ -13,7 +13,6 @@ import (
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/internal/fpenv"
 	"github.com/astral-engine/astral/internal/score"
-	"github.com/astral-engine/astral/kernel"
 )
 
 // Persistence errors; test with errors.Is. A file that is damaged, forged
@@ -108,15 +107,15 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 	if err := x.Verify(); err != nil {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
-	if g := x.graph; g != nil {
+	if g, ok := x.live.(graphStructure); ok {
 		err := g.View(func(v *hnsw.View) error {
 			var err error
-			size, err = x.saveGraph(v, open)
+			size, err = x.saveGraph(g.Graph, v, open)
 			return err
 		})
 		return size, err
 	}
-	return x.saveFlat(open)
+	return x.saveFlat(x.live.(flatStructure).Index, open)
 }
 
 // newHeader fills the fields every file has.
@@ -151,8 +150,8 @@ func (x *Index) tail(parts []file.Part) []file.Part {
 	return append(parts, file.Part{Kind: file.KindMetadata, Flags: file.Optional, Bytes: metadata})
 }
 
-func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
-	p := x.flat.Parts()
+func (x *Index) saveFlat(f *flat.Index, open func(int64) (io.Writer, error)) (int64, error) {
+	p := f.Parts()
 	h := x.newHeader(KindFlat)
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
 	parts := x.tail(flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales))
@@ -163,8 +162,7 @@ func (x *Index) saveFlat(open func(int64) (io.Writer, error)) (int64, error) {
 // at a time.
 const level0Chunk = 1 << 20
 
-func (x *Index) saveGraph(v *hnsw.View, open func(int64) (io.Writer, error)) (int64, error) {
-	g := x.graph
+func (x *Index) saveGraph(g *hnsw.Graph, v *hnsw.View, open func(int64) (io.Writer, error)) (int64, error) {
 	h := x.newHeader(KindHNSW)
 	n, bw := v.Nodes(), v.BlockWords()
 	h.Count, h.Slots, h.Entry = uint64(v.Live()), uint64(n), v.Entry()
@@ -302,12 +300,10 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	if err := c.check(false); err != nil {
 		return nil, nil, err
 	}
-	k, err := kernel.New(nil, c.Dim, c.Storage)
-	if err != nil {
+	if x, err = newIndex(rt, c); err != nil {
 		return nil, nil, errorf(ErrCorrupt, "options: %v", err)
 	}
-	x = &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
-	x.efSearch.Store(int32(c.EfSearch))
+	k := x.kern
 	sec := func(kind file.Kind) []byte {
 		for i, s := range h.Sections {
 			if s.Kind == kind {
@@ -322,10 +318,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 		return fileFormat.CheckCRCs(workers, h, bufs, func(k file.Kind) bool { return !bulk(k) || k == secLevel0 })
 	}
 	if c.Rerank != 0 {
-		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
-			return nil, nil, errorf(ErrCorrupt, "options: %v", err)
-		}
-		ra := adjustOf(c.Metric, c.Rerank)
+		ra := x.rerank.Adjust()
 		p := flatParts(sec, ra, secRerankIDs, secRerankRecords, secRerankAdjust, 0)
 		if x.rerank, err = flat.FromParts(x.rkern, ra, p); err != nil {
 			return nil, nil, errorf(ErrCorrupt, "rerank copy: %v", err)
@@ -336,7 +329,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 		if err != nil {
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
-		x.flat = f
+		x.live = flatStructure{f}
 		if err := x.checkRerankIDs(); err != nil {
 			return nil, nil, err
 		}
@@ -378,7 +371,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 		if err != nil {
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
-		x.graph = g
+		x.live = graphStructure{g}
 		later = func() error {
 			if err := graphChecked(finish()); err != nil {
 				return err
@@ -396,7 +389,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	}
 	// The tombstones were checked against the deleted nodes, and their
 	// number against the header's counts: the graph holds count live nodes.
-	x.graph = g
+	x.live = graphStructure{g}
 	if err := x.checkRerankIDs(); err != nil {
 		return nil, nil, err
 	}
@@ -583,11 +576,7 @@ func (x *Index) Close() error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
 	x.mu.Lock()
-	if x.graph != nil {
-		x.graph, _ = x.newGraph()
-	} else {
-		x.flat = flat.New(x.kern, x.adjust)
-	}
+	x.live, _ = x.emptyStructure(x.live.kind())
 	if x.rerank != nil {
 		x.rerank = flat.New(x.rkern, x.rerank.Adjust())
 	}
@@ -609,8 +598,9 @@ func (x *Index) Close() error {
 func (x *Index) GraphStats() (hnsw.Stats, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if x.graph == nil {
+	g, ok := x.live.(graphStructure)
+	if !ok {
 		return hnsw.Stats{}, false
 	}
-	return x.graph.Stats(), true
+	return g.Stats(), true
 }

@@ -161,9 +161,10 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 						require.Equal(t, x.Stats().Kind, y.Stats().Kind)
 						require.Equal(t, x.Config(), y.Config(), l.name)
 						require.Equal(t, file, saved(t, y), "%s: saved again, different bytes", l.name)
-						if x.graph != nil {
-							require.Equal(t, x.graph.Digest(), y.graph.Digest(), l.name)
-							require.Equal(t, x.graph.Deleted(), y.graph.Deleted(), l.name)
+						if xg, ok := x.live.(graphStructure); ok {
+							yg := y.live.(graphStructure)
+							require.Equal(t, xg.Digest(), yg.Digest(), l.name)
+							require.Equal(t, xg.Deleted(), yg.Deleted(), l.name)
 						}
 						require.NoError(t, y.Close())
 					}
@@ -193,7 +194,7 @@ func TestRoundTripAfterSwitchAndCompaction(t *testing.T) {
 	y, err := LoadBytes(rt, saved(t, x))
 	require.NoError(t, err)
 	require.Equal(t, answers(t, x, 10), answers(t, y, 10))
-	require.Equal(t, x.graph.Digest(), y.graph.Digest())
+	require.Equal(t, x.live.(graphStructure).Digest(), y.live.(graphStructure).Digest())
 	require.Equal(t, int32(77), y.efSearch.Load())
 }
 

@@ -1,0 +1,166 @@
+package astral
+
+import (
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
+)
+
+// structure is what the engine asks of the live store of records: the flat
+// index (an exact scan) or the HNSW graph. Both are thin adapters, so flat
+// and hnsw know nothing of the engine or of each other.
+type structure interface {
+	Len() int
+	Has(id uint64) bool
+	Bytes() int // memory held, growth room included
+	Detach()    // copy a mapped file's sections into memory of its own
+
+	kind() Kind
+	// sharedWrites reports whether insert and remove run beside queries
+	// (mu held shared) rather than alone (mu held exclusively).
+	sharedWrites() bool
+	insert(b *batch, p *pool.Pool) error // b's ids are new and distinct
+	remove(ids []uint64) error           // ids are stored and distinct
+	// tombstones is how many removed records still take room; compact
+	// reclaims them.
+	tombstones() int
+	compact(p *pool.Pool)
+
+	// queryBuffer returns room in c for m laid-out queries, one
+	// kernel.QueryLen after another; search answers them.
+	queryBuffer(c *queryCtx, m int) []float32
+	// search writes query j's k best, best first, to out[j*k:] and their
+	// number to counts[j]; a graph keeps ef candidates.
+	search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int)
+
+	bytesPerVector() float64
+	participants(p *pool.Pool) int // threads one query uses now, the caller included
+}
+
+// flatStructure scans every record: exact, and every write holds mu alone.
+type flatStructure struct{ *flat.Index }
+
+func (flatStructure) kind() Kind         { return KindFlat }
+func (flatStructure) sharedWrites() bool { return false }
+
+func (s flatStructure) insert(b *batch, _ *pool.Pool) error {
+	stride := s.Kernel().Stride()
+	s.Reserve(len(b.ids))
+	for i, id := range b.ids {
+		if err := s.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i]); err != nil {
+			return err // unreachable: the engine checked the ids
+		}
+	}
+	return nil
+}
+
+func (s flatStructure) remove(ids []uint64) error {
+	for _, id := range ids {
+		if err := s.Remove(id); err != nil {
+			return err // unreachable: the engine checked the ids
+		}
+	}
+	return nil
+}
+
+// A removal moves the last record into the hole: nothing to reclaim.
+func (flatStructure) tombstones() int    { return 0 }
+func (flatStructure) compact(*pool.Pool) {}
+
+func (s flatStructure) queryBuffer(c *queryCtx, m int) []float32 { return c.s.QueryBuffer(s.Index, m) }
+
+// search shares one pass over the records between the m queries.
+func (s flatStructure) search(c *queryCtx, p *pool.Pool, _ []float32, m, k, _ int, out []Result, counts []int) {
+	s.Search(c.s, p, m, k, out, counts)
+}
+
+// bytesPerVector is a record, its id, and its norm or scale (both for L2
+// over scaled kinds).
+func (s flatStructure) bytesPerVector() float64 {
+	n := s.Kernel().Stride() + 8
+	if s.Adjust() != score.AdjustNone {
+		n += 4
+	}
+	if s.Adjust() == score.AdjustScaleSubtract {
+		n += 4
+	}
+	return float64(n)
+}
+
+func (s flatStructure) participants(p *pool.Pool) int { return s.Participants(p) }
+
+// graphStructure walks an HNSW graph, which takes inserts and deletes
+// beside searches.
+type graphStructure struct{ *hnsw.Graph }
+
+func (graphStructure) kind() Kind         { return KindHNSW }
+func (graphStructure) sharedWrites() bool { return true }
+
+// parallelBuildMin is the batch size from which an insert into a graph is
+// a parallel build rather than one insert after another.
+const parallelBuildMin = 256
+
+func (s graphStructure) insert(b *batch, p *pool.Pool) error {
+	if len(b.ids) >= parallelBuildMin {
+		return s.build(b, p)
+	}
+	stride := s.Kernel().Stride()
+	s.Reserve(len(b.ids))
+	for i, id := range b.ids {
+		if err := s.Insert(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i]); err != nil {
+			return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
+		}
+	}
+	return nil
+}
+
+// build is a deterministic parallel build on p's workers: the same graph
+// whatever the thread count.
+func (s graphStructure) build(b *batch, p *pool.Pool) error {
+	adj, mul := b.bias, b.scales
+	if s.Adjust() == score.AdjustNone {
+		adj = nil
+	}
+	if s.Adjust() != score.AdjustScaleSubtract {
+		mul = nil
+	}
+	if err := s.Build(b.ids, b.recs, adj, mul, p, true); err != nil {
+		return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
+	}
+	return nil
+}
+
+func (s graphStructure) remove(ids []uint64) error {
+	for _, id := range ids {
+		if err := s.Delete(id); err != nil {
+			return errorf(ErrNotFound, "%v", err) // unreachable: the engine checked the ids
+		}
+	}
+	return nil
+}
+
+// Tombstones still route searches, but lengthen them.
+func (s graphStructure) tombstones() int      { return s.Deleted() }
+func (s graphStructure) compact(p *pool.Pool) { s.Compact(p) }
+
+func (s graphStructure) queryBuffer(c *queryCtx, m int) []float32 {
+	ql := s.Kernel().QueryLen()
+	if cap(c.gqs) < MaxBatch*ql {
+		c.gqs = make([]float32, MaxBatch*ql)
+	}
+	return c.gqs[:m*ql]
+}
+
+// search walks the graph once per query: a walk reads few records, so
+// there is nothing to share between them.
+func (s graphStructure) search(c *queryCtx, _ *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int) {
+	hs := c.graphSearcher()
+	ql := s.Kernel().QueryLen()
+	for j := 0; j < m; j++ {
+		counts[j] = len(s.Search(hs, qs[j*ql:(j+1)*ql], k, ef, out[j*k:j*k:(j+1)*k]))
+	}
+}
+
+func (s graphStructure) bytesPerVector() float64   { return s.BytesPerVector() }
+func (graphStructure) participants(*pool.Pool) int { return 1 }
