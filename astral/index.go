@@ -315,7 +315,7 @@ func (x *Index) squaredNorm(b *normBuffers, k *kernel.Kernel, rec []byte) float3
 		b.dec, b.qp = make([]float32, x.cfg.Dim), make([]float32, k.QueryLen())
 	}
 	kernel.DecodeUnits(k.Storage(), b.dec, rec)
-	k.Scan(k.LayoutQuery(b.qp, b.dec), rec, b.out[:])
+	k.Scan(k.PrepareQuery(b.qp, b.dec), rec, b.out[:])
 	return b.out[0]
 }
 
@@ -462,14 +462,14 @@ func (x *Index) prepare(c *queryCtx, dst []float32, j int, q []float32) {
 		}
 		c.qnorm[j] = float32(s)
 	}
-	x.kern.LayoutQuery(dst, c.q)
+	x.kern.PrepareQuery(dst, c.q)
 	if x.rerank == nil {
 		return
 	}
 	if c.rqs[j] == nil {
 		c.rqs[j] = make([]float32, x.rkern.QueryLen())
 	}
-	x.rkern.LayoutQuery(c.rqs[j], c.q)
+	x.rkern.PrepareQuery(c.rqs[j], c.q)
 }
 
 // candidates is how many results a query of k keeps before reranking.

@@ -163,11 +163,11 @@ func (k *Kernel) batchByScan(qps []float32, nq, _ int, recs []byte, _ int, _, ou
 // Storage is the kind of the records the kernel scores.
 func (k *Kernel) Storage() Storage { return k.kind }
 
-// LayoutQuery prepares q (the index's dimension) as this kernel reads it
+// PrepareQuery prepares q (the index's dimension) as this kernel reads it
 // into dst, which holds QueryLen values, and returns dst[:QueryLen]: the
 // canonical lane order (LayoutQuery) for the float kinds, int16 values and
 // their scale for Int8.
-func (k *Kernel) LayoutQuery(dst, q []float32) []float32 { return prepareQuery(k.kind, dst, q) }
+func (k *Kernel) PrepareQuery(dst, q []float32) []float32 { return prepareQuery(k.kind, dst, q) }
 
 // Name says which implementation and form the kernel uses, e.g. "avx2/fixed384".
 func (k *Kernel) Name() string { return k.name }
