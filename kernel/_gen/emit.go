@@ -35,6 +35,13 @@ func (a *asm) i(format string, args ...any) {
 	fmt.Fprintf(&a.f.body, "\t"+format+"\n", args...)
 }
 
+// for4 emits format four times, its verbs filled by args(j), j = 0..3.
+func (a *asm) for4(format string, args func(j int) []any) {
+	for j := 0; j < 4; j++ {
+		a.i(format, args(j)...)
+	}
+}
+
 // label emits a jump target, set off by a blank line as hand-written asm
 // puts it.
 func (a *asm) label(name string) { fmt.Fprintf(&a.f.body, "\n%s:\n", name) }

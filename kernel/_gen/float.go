@@ -195,48 +195,23 @@ func wordKind(i isa, kind, load string, size int) floatKind {
 	return k
 }
 
-// scanGroups is the generic scan of the padded kinds: groups whole groups
-// a record, no tail.
-func (k floatKind) scanGroups(f *file, doc ...string) {
-	a := f.text(k.name("scan")+"(qp *float32, groups int, recs *byte, stride int, n int, out *float32)", "$0-48", doc...)
-	k.prologue(a)
-	a.i("MOVQ recs+16(FP), R11")
-	a.i("MOVQ n+32(FP), CX")
-	a.i("MOVQ out+40(FP), DX")
-	k.afterLoads(a)
-	a.i("TESTQ CX, CX")
-	a.i("JZ   done")
-	a.label("record")
-	k.zero(a)
-	a.i("MOVQ R11, SI")
-	a.i("MOVQ qp+0(FP), DI")
-	a.i("MOVQ groups+8(FP), BX")
-	a.label("group")
-	for l := 0; l < k.gbytes; l += 64 {
-		a.i("PREFETCHT0 %s", m(k.pf+l, "SI"))
+// scan is the generic scan. The padded kinds take groups whole groups a
+// record; E5M2 takes any dim >= 1 and copies the last partial group to a
+// zeroed stack buffer, so nothing past dim is read.
+func (k floatKind) scan(f *file, doc ...string) {
+	byDim := k.kind == ""
+	sig, frame, groups := "(qp *float32, groups int, recs *byte, stride int, n int, out *float32)", "$0-48", "groups+8(FP)"
+	if byDim {
+		sig, frame, groups = "(qp *float32, dim int, recs *byte, stride int, n int, out *float32)", "$64-48", "R9"
 	}
-	k.group(a, 0, 0)
-	a.i("ADDQ $%d, SI", k.gbytes)
-	a.i("ADDQ $256, DI")
-	a.i("DECQ BX")
-	a.i("JNZ  group")
-	k.reduce(a)
-	a.i("VMOVSS X0, (DX)")
-	a.i("ADDQ $4, DX")
-	a.i("ADDQ stride+24(FP), R11")
-	a.i("DECQ CX")
-	a.i("JNZ  record")
-	a.done("done")
-}
-
-// scanDim is E5M2's generic scan: any dim >= 1, the last partial group
-// copied to a zeroed stack buffer so nothing past dim is read.
-func (k floatKind) scanDim(f *file, doc ...string) {
-	a := f.text(k.name("scan")+"(qp *float32, dim int, recs *byte, stride int, n int, out *float32)", "$64-48", doc...)
-	a.i("MOVQ dim+8(FP), R9")
-	a.i("MOVQ R9, R10")
-	a.i("SHRQ $6, R9 // whole groups")
-	a.i("ANDQ $63, R10 // bytes in the last partial group")
+	a := f.text(k.name("scan")+sig, frame, doc...)
+	k.prologue(a)
+	if byDim {
+		a.i("MOVQ dim+8(FP), R9")
+		a.i("MOVQ R9, R10")
+		a.i("SHRQ $6, R9 // whole groups")
+		a.i("ANDQ $63, R10 // bytes in the last partial group")
+	}
 	a.i("MOVQ recs+16(FP), R11")
 	a.i("MOVQ n+32(FP), CX")
 	a.i("MOVQ out+40(FP), DX")
@@ -247,16 +222,16 @@ func (k floatKind) scanDim(f *file, doc ...string) {
 	k.zero(a)
 	a.i("MOVQ R11, SI")
 	a.i("MOVQ qp+0(FP), DI")
-	a.i("MOVQ R9, BX")
+	a.i("MOVQ %s, BX", groups)
+	kk := k.kernel()
+	if !byDim {
+		kk.groupLoop(a)
+		kk.nextRecord(a, "stride+24(FP)")
+		return
+	}
 	a.i("TESTQ BX, BX")
 	a.i("JZ   tail")
-	a.label("group")
-	a.i("PREFETCHT0 %s", m(k.pf, "SI"))
-	k.group(a, 0, 0)
-	a.i("ADDQ $64, SI")
-	a.i("ADDQ $256, DI")
-	a.i("DECQ BX")
-	a.i("JNZ  group")
+	kk.groupLoop(a)
 	a.label("tail")
 	a.i("TESTQ R10, R10")
 	a.i("JZ   reduce")
@@ -273,13 +248,7 @@ func (k floatKind) scanDim(f *file, doc ...string) {
 	a.i("LEAQ 0(SP), SI")
 	k.group(a, 0, 0)
 	a.label("reduce")
-	k.reduce(a)
-	a.i("VMOVSS X0, (DX)")
-	a.i("ADDQ $4, DX")
-	a.i("ADDQ stride+24(FP), R11")
-	a.i("DECQ CX")
-	a.i("JNZ  record")
-	a.done("done")
+	kk.nextRecord(a, "stride+24(FP)")
 }
 
 // batch decodes each record once into scratch (or reads a laid-out F32

@@ -156,19 +156,8 @@ func (k int8Kind) scan(f *file, doc ...string) {
 	a.i("MOVQ R11, SI")
 	a.i("MOVQ R8, DI")
 	a.i("MOVQ R9, BX")
-	a.label("group")
-	a.i("PREFETCHT0 %s", m(scanPF, "SI"))
-	k.group(a, 0, 0)
-	a.i("ADDQ $64, SI")
-	a.i("ADDQ $128, DI")
-	a.i("DECQ BX")
-	a.i("JNZ  group")
-	k.score(a, false)
-	a.i("ADDQ $4, DX")
-	a.i("ADDQ R12, R11")
-	a.i("DECQ CX")
-	a.i("JNZ  record")
-	a.done("done")
+	k.kernel().groupLoop(a)
+	k.kernel().nextRecord(a, "R12")
 }
 
 // batch widens each record to int16 in scratch once, then every query's
@@ -191,12 +180,8 @@ func (k int8Kind) batch(f *file, doc ...string) {
 	a.i("MOVQ scratch+48(FP), DI")
 	a.i("MOVQ R9, BX")
 	a.label("widen")
-	for j := 0; j < 4; j++ {
-		a.i("VPMOVSXBW %s, Y%d", m(16*j, "SI"), 8+j)
-	}
-	for j := 0; j < 4; j++ {
-		a.i("VMOVDQU Y%d, %s", 8+j, m(32*j, "DI"))
-	}
+	a.for4("VPMOVSXBW %d(SI), Y%d", func(j int) []any { return []any{16 * j, 8 + j} })
+	a.for4("VMOVDQU Y%d, %d(DI)", func(j int) []any { return []any{8 + j, 32 * j} })
 	a.i("ADDQ $64, SI")
 	a.i("ADDQ $128, DI")
 	a.i("DECQ BX")
@@ -210,15 +195,9 @@ func (k int8Kind) batch(f *file, doc ...string) {
 	a.i("MOVQ R8, DI")
 	a.i("MOVQ R9, BX")
 	a.label("dot")
-	for j := 0; j < 4; j++ {
-		a.i("VMOVDQU %s, Y%d", m(32*j, "SI"), 8+j)
-	}
-	for j := 0; j < 4; j++ {
-		a.i("VPMADDWD %s, Y%d, Y%d", m(32*j, "DI"), 8+j, 8+j)
-	}
-	for j := 0; j < 4; j++ {
-		a.i("VPADDD Y%d, Y%d, Y%d", 8+j, j, j)
-	}
+	a.for4("VMOVDQU %d(SI), Y%d", func(j int) []any { return []any{32 * j, 8 + j} })
+	a.for4("VPMADDWD %d(DI), Y%[2]d, Y%[2]d", func(j int) []any { return []any{32 * j, 8 + j} })
+	a.for4("VPADDD Y%d, Y%[2]d, Y%[2]d", func(j int) []any { return []any{8 + j, j} })
 	a.i("ADDQ $128, SI")
 	a.i("ADDQ $128, DI")
 	a.i("DECQ BX")

@@ -51,6 +51,31 @@ func (k kernel) scan384(f *file, doc ...string) {
 	a.done("done")
 }
 
+// groupLoop scores BX groups of the record at SI, prefetching each
+// group's lines pf bytes ahead.
+func (k kernel) groupLoop(a *asm) {
+	a.label("group")
+	for l := 0; l < k.gbytes; l += 64 {
+		a.i("PREFETCHT0 %s", m(k.pf+l, "SI"))
+	}
+	k.group(a, 0, 0)
+	a.i("ADDQ $%d, SI", k.gbytes)
+	a.i("ADDQ $%d, DI", k.qbytes)
+	a.i("DECQ BX")
+	a.i("JNZ  group")
+}
+
+// nextRecord scores the record, steps R11 by stride to the next one and
+// loops while CX records are left.
+func (k kernel) nextRecord(a *asm, stride string) {
+	k.score(a, false)
+	a.i("ADDQ $4, DX")
+	a.i("ADDQ %s, R11", stride)
+	a.i("DECQ CX")
+	a.i("JNZ  record")
+	a.done("done")
+}
+
 // Gathers: record i is at base + ids[i]*stride (any stride: graph blocks
 // are only 4-byte aligned). Neighbours of a graph node lie at random
 // places, in DRAM more often than not, so a gather keeps about 112 lines

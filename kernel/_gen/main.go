@@ -80,7 +80,7 @@ func kernelFiles() []*file {
 	for _, i := range []isa{avx2, avx512} {
 		k := byteKind(i, "", nil, e5m2Mask, e5m2Halves)
 		k.kernel().scan384(e5m2, fmt.Sprintf(req384, 384))
-		k.scanDim(e5m2, "Requires: qp holds LayoutLen(dim) laid-out values; record i starts at",
+		k.scan(e5m2, "Requires: qp holds LayoutLen(dim) laid-out values; record i starts at",
 			"recs+i*stride and has dim readable bytes (any dim >= 1).")
 		k.batch(e5m2, fmt.Sprintf(reqBatch, 64))
 		k.kernel().gather384(e5m2, reqGather384)
@@ -99,7 +99,7 @@ func kernelFiles() []*file {
 		for _, i := range []isa{avx2, avx512} {
 			k := kind.kind(i)
 			rec := k.gbytes
-			k.scanGroups(f, fmt.Sprintf(reqScan, rec))
+			k.scan(f, fmt.Sprintf(reqScan, rec))
 			k.kernel().scan384(f, fmt.Sprintf(req384, 6*rec))
 			k.batch(f, fmt.Sprintf(reqBatch, rec))
 			k.kernel().gather(f, fmt.Sprintf(reqGather, rec))
