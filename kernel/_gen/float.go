@@ -299,21 +299,38 @@ func (k floatKind) batch(f *file, doc ...string) {
 	a.done("done")
 }
 
+// dotLoop is the canonical dot of the query at DI (and, for a pair, the
+// one at R14 into Z4-Z7: one load serves both) and the laid-out record at
+// R13, BX groups.
+func (k floatKind) dotLoop(a *asm, label string, pair bool) {
+	regs, step, tmp := accOrder[:], 32, "Y8"
+	if k.wide {
+		regs, step, tmp = []string{"Z0", "Z1", "Z2", "Z3"}, 64, "Z8"
+	}
+	a.label(label)
+	for g, acc := range regs {
+		a.i("VMOVUPS %s, %s", m(step*g, "R13"), tmp)
+		a.i("VFMADD231PS %s, %s, %s", m(step*g, "DI"), tmp, acc)
+		if pair {
+			a.i("VFMADD231PS %s, %s, Z%d", m(step*g, "R14"), tmp, g+4)
+		}
+	}
+	a.i("ADDQ $256, R13")
+	a.i("ADDQ $256, DI")
+	if pair {
+		a.i("ADDQ $256, R14")
+	}
+	a.i("DECQ BX")
+	a.i("JNZ  %s", label)
+}
+
 // queries runs each query over the laid-out record at rec (AVX2).
 func (k floatKind) queries(a *asm, rec string) {
 	a.label("query")
 	k.zero(a)
 	a.i("MOVQ %s, R13", rec)
 	a.i("MOVQ groups+16(FP), BX")
-	a.label("dot")
-	for g, acc := range accOrder {
-		a.i("VMOVUPS %s, Y8", m(32*g, "R13"))
-		a.i("VFMADD231PS %s, Y8, %s", m(32*g, "DI"), acc)
-	}
-	a.i("ADDQ $256, R13")
-	a.i("ADDQ $256, DI")
-	a.i("DECQ BX")
-	a.i("JNZ  dot")
+	k.dotLoop(a, "dot", false)
 	k.reduce(a)
 	a.i("VMOVSS X0, (R10)")
 	a.i("ADDQ R9, R10")
@@ -333,17 +350,7 @@ func (k floatKind) queryPairs(a *asm, rec string) {
 	}
 	a.i("MOVQ %s, R13", rec)
 	a.i("MOVQ groups+16(FP), BX")
-	a.label("dot2")
-	for g := 0; g < 4; g++ {
-		a.i("VMOVUPS %s, Z8", m(64*g, "R13"))
-		a.i("VFMADD231PS %s, Z8, Z%d", m(64*g, "DI"), g)
-		a.i("VFMADD231PS %s, Z8, Z%d", m(64*g, "R14"), g+4)
-	}
-	a.i("ADDQ $256, R13")
-	a.i("ADDQ $256, DI")
-	a.i("ADDQ $256, R14")
-	a.i("DECQ BX")
-	a.i("JNZ  dot2")
+	k.dotLoop(a, "dot2", true)
 	a.comment("The reduction uses Z0-Z3: keep the second query's sums.")
 	for g := 0; g < 4; g++ {
 		a.i("VMOVAPS Z%d, Z%d", g+4, g+16)
@@ -366,15 +373,7 @@ func (k floatKind) queryPairs(a *asm, rec string) {
 	k.zero(a)
 	a.i("MOVQ %s, R13", rec)
 	a.i("MOVQ groups+16(FP), BX")
-	a.label("dot1")
-	for g := 0; g < 4; g++ {
-		a.i("VMOVUPS %s, Z8", m(64*g, "R13"))
-		a.i("VFMADD231PS %s, Z8, Z%d", m(64*g, "DI"), g)
-	}
-	a.i("ADDQ $256, R13")
-	a.i("ADDQ $256, DI")
-	a.i("DECQ BX")
-	a.i("JNZ  dot1")
+	k.dotLoop(a, "dot1", false)
 	k.reduce(a)
 	a.i("VMOVSS X0, (R10)")
 	a.label("next")
