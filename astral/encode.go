@@ -84,7 +84,7 @@ func (x *Index) squaredNorm(b *normBuffers, k *kernel.Kernel, rec []byte) float3
 		b.dec, b.qp = make([]float32, x.cfg.Dim), make([]float32, k.QueryLen())
 	}
 	kernel.DecodeUnits(k.Storage(), b.dec, rec)
-	k.Scan(k.LayoutQuery(b.qp, b.dec), rec, b.out[:])
+	k.Scan(k.PrepareQuery(b.qp, b.dec), rec, b.out[:])
 	return b.out[0]
 }
 

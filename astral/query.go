@@ -164,14 +164,14 @@ func (x *Index) prepare(c *queryCtx, dst []float32, j int, q []float32) {
 		}
 		c.qnorm[j] = float32(s)
 	}
-	x.kern.LayoutQuery(dst, c.q)
+	x.kern.PrepareQuery(dst, c.q)
 	if x.rerank == nil {
 		return
 	}
 	if c.rqs[j] == nil {
 		c.rqs[j] = make([]float32, x.rkern.QueryLen())
 	}
-	x.rkern.LayoutQuery(c.rqs[j], c.q)
+	x.rkern.PrepareQuery(c.rqs[j], c.q)
 }
 
 // candidates is how many results a query of k keeps before reranking.

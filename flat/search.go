@@ -40,7 +40,7 @@ func NewSearcher(participants int) *Searcher {
 }
 
 // QueryBuffer returns room for nq laid-out queries of the index's kernel;
-// fill it with kernel.LayoutQuery before Search.
+// fill it with the kernel's PrepareQuery before Search.
 func (s *Searcher) QueryBuffer(x *Index, nq int) []float32 {
 	n := nq * x.kern.QueryLen()
 	if cap(s.qps) < n {

@@ -21,7 +21,7 @@
 //
 // # Scores
 //
-// A query is laid out by kernel.LayoutQuery, prepared as the caller's
+// A query is laid out by the kernel's PrepareQuery, prepared as the caller's
 // metric needs (normalized for cosine, doubled for L2), and a record's
 // score is the kernel dot adjusted by the record's value, as in flat. For
 // construction the query is a stored record decoded and prepared the same
@@ -523,7 +523,7 @@ func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([
 	for i := range v {
 		v[i] = float32(v[i] * mul)
 	}
-	return g.kern.LayoutQuery(dst, v), own
+	return g.kern.PrepareQuery(dst, v), own
 }
 
 // layoutRecord decodes rec (a multiple of kernel.GroupLen components),

@@ -37,7 +37,7 @@ type Searcher struct {
 func NewSearcher() *Searcher { return &Searcher{} }
 
 // QueryBuffer returns room for one laid-out query of g's kernel, owned by
-// s: fill it with kernel.LayoutQuery and pass it to Search.
+// s: fill it with the kernel's PrepareQuery and pass it to Search.
 func (s *Searcher) QueryBuffer(g *Graph) []float32 {
 	n := g.kern.QueryLen()
 	if cap(s.qbuf) < n {

@@ -76,7 +76,7 @@ func TestGoKernelIsADotProduct(t *testing.T) {
 // scanAll scores n records of dim bytes (stride apart) with impl.
 func scanAll(impl *Impl, qp []float32, dim int, recs []byte, stride, n int) []float32 {
 	out := make([]float32, n)
-	impl.scan(qp, dim, recs, stride, out)
+	impl.funcs(E5M2).scan(qp, dim, recs, stride, out)
 	return out
 }
 
@@ -143,7 +143,7 @@ func TestKernelFormsMatchGo(t *testing.T) {
 		for _, impl := range All() {
 			k, err := New(impl, dim, E5M2)
 			require.NoError(t, err)
-			if dim == 384 && impl.scan384 != nil {
+			if dim == 384 && impl.funcs(E5M2).scan384 != nil {
 				require.Equal(t, impl.Name+"/fixed384", k.Name())
 			}
 			got := make([]float32, n)

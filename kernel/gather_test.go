@@ -95,11 +95,11 @@ func TestGatherRegistered(t *testing.T) {
 	for _, impl := range All() {
 		switch impl.Name {
 		case "avx2", "avx512":
-			require.NotNil(t, impl.gather, impl.Name)
+			require.NotNil(t, impl.funcs(E5M2).gather, impl.Name)
 		}
 	}
 	if runtime.GOARCH == "amd64" && len(All()) > 1 {
-		require.NotNil(t, Best().gather)
+		require.NotNil(t, Best().funcs(E5M2).gather)
 	}
 }
 

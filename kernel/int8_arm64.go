@@ -11,10 +11,11 @@ func batchInt8NEON(qps *float32, nq int, groups int, recs *byte, stride int, n i
 //go:noescape
 func gatherInt8NEON(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
-func init() {
-	// SXTL, SMLAL, SADDLV and SCVTF are all ARMv8.0: every arm64 CPU runs
-	// these. No fixed-384 form, as for E5M2 (dot_arm64.go).
-	registerKind("neon", Int8, &Funcs{
+// int8NEONFuncs are the Int8 NEON kernels. SXTL, SMLAL, SADDLV and SCVTF
+// are all ARMv8.0: every arm64 CPU runs them. No fixed-384 form, as for
+// E5M2 (dot_arm64.go).
+func int8NEONFuncs() *Funcs {
+	return &Funcs{
 		scan: func(qp []float32, dim int, recs []byte, stride int, out []float32) {
 			scanInt8NEON(&qp[0], dim/GroupLen, &recs[0], stride, len(out), &out[0])
 		},
@@ -24,5 +25,5 @@ func init() {
 		gather: func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32) {
 			gatherInt8NEON(&qp[0], dim/GroupLen, &base[0], stride, &ids[0], len(ids), &out[0])
 		},
-	})
+	}
 }

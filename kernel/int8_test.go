@@ -212,7 +212,7 @@ func TestInt8Quantized(t *testing.T) {
 			Encode(Int8, recs[i*stride:(i+1)*stride], v)
 		}
 		randomVector(r, v)
-		qp := goK.LayoutQuery(make([]float32, goK.QueryLen()), v)
+		qp := goK.PrepareQuery(make([]float32, goK.QueryLen()), v)
 		want := make([]float32, n)
 		goK.Scan(qp, recs, want)
 		int8Scores(t, qp, dim, recs, want, "quantized dim "+itoa(dim))
@@ -239,7 +239,7 @@ func BenchmarkInt8Scan100k(b *testing.B) {
 			}
 			q := make([]float32, dim)
 			randomQuery(r, q)
-			qp := k.LayoutQuery(make([]float32, k.QueryLen()), q)
+			qp := k.PrepareQuery(make([]float32, k.QueryLen()), q)
 			out := make([]float32, n)
 			b.SetBytes(int64(n * k.Stride()))
 			b.ResetTimer()

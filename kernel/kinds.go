@@ -309,7 +309,10 @@ func dotInt8Go(qp []float32, rec []byte, pdim int) float32 {
 // goFuncs returns the pure-Go kernels of kind s: the references every
 // other implementation must match bit for bit.
 func goFuncs(s Storage) *Funcs {
-	if s == Int8 {
+	switch s {
+	case E5M2:
+		return &Funcs{scan: scanE5M2Go, batch: batchE5M2Go}
+	case Int8:
 		return &Funcs{scan: func(qp []float32, pdim int, recs []byte, stride int, out []float32) {
 			for i := range out {
 				out[i] = dotInt8Go(qp, recs[i*stride:], pdim)
@@ -324,10 +327,4 @@ func goFuncs(s Storage) *Funcs {
 			out[i] = dotLaidOutGo(qp, x, pdim)
 		}
 	}}
-}
-
-func init() {
-	for _, s := range Storages[1:] {
-		registerKind("go", s, goFuncs(s))
-	}
 }

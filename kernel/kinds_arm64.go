@@ -23,6 +23,8 @@ func batchF16NEON(qps *float32, nq int, groups int, recs *byte, stride int, n in
 //go:noescape
 func batchF32NEON(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32)
 
+// neonFuncs wraps one kind's NEON kernels (ARMv8.0 AdvSIMD, like the
+// E5M2 kernel: every arm64 CPU runs them).
 func neonFuncs(
 	scan func(qp *float32, groups int, recs *byte, stride int, n int, out *float32),
 	batch func(qps *float32, nq int, groups int, recs *byte, stride int, n int, scratch *float32, out *float32),
@@ -35,11 +37,4 @@ func neonFuncs(
 			batch(&qps[0], nq, dim/GroupLen, &recs[0], stride, len(out)/nq, &scratch[0], &out[0])
 		},
 	}
-}
-
-func init() {
-	// ARMv8.0 AdvSIMD, like the E5M2 kernel: every arm64 CPU runs these.
-	registerKind("neon", E4M3, neonFuncs(scanE4M3NEON, batchE4M3NEON))
-	registerKind("neon", F16, neonFuncs(scanF16NEON, batchF16NEON))
-	registerKind("neon", F32, neonFuncs(scanF32NEON, batchF32NEON))
 }

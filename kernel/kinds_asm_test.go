@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// asmKinds are the kinds with asm kernels (kinds_amd64.s, kinds_arm64.s).
+// asmKinds are the kinds with asm kernels (generated *_amd64.s, kinds_arm64.s).
 var asmKinds = []Storage{E4M3, F16, F32}
 
 // TestKindsAsmRegistered checks that the asm implementations this CPU
@@ -352,7 +352,7 @@ func BenchmarkKindsScan100k(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				qp := k.LayoutQuery(make([]float32, k.QueryLen()), v)
+				qp := k.PrepareQuery(make([]float32, k.QueryLen()), v)
 				out := make([]float32, n)
 				b.SetBytes(int64(n * stride))
 				for b.Loop() {

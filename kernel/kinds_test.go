@@ -126,7 +126,7 @@ func TestKindsMatchGo(t *testing.T) {
 			qps := make([]float32, nq*goK.QueryLen())
 			for q := 0; q < nq; q++ {
 				randomVector(r, v)
-				goK.LayoutQuery(qps[q*goK.QueryLen():(q+1)*goK.QueryLen()], v)
+				goK.PrepareQuery(qps[q*goK.QueryLen():(q+1)*goK.QueryLen()], v)
 			}
 			want := make([]float32, nq*n)
 			for q := 0; q < nq; q++ {
@@ -186,7 +186,7 @@ func TestKindsAccuracy(t *testing.T) {
 					exact += float64(q[i]) * float64(v[i])
 				}
 				var out [1]float32
-				k.Scan(k.LayoutQuery(make([]float32, k.QueryLen()), q), rec, out[:])
+				k.Scan(k.PrepareQuery(make([]float32, k.QueryLen()), q), rec, out[:])
 				require.InDelta(t, want, float64(out[0]), 1e-4*bound, "%v dim %d", s, dim)
 				// The stored vector is close to v: within each kind's precision.
 				tol := map[Storage]float64{E5M2: 0.2, E4M3: 0.1, Int8: 0.02, F16: 1e-3, F32: 1e-5}[s]
@@ -231,7 +231,7 @@ func FuzzKindsAgree(f *testing.F) {
 			rec := make([]byte, goK.Stride())
 			factor := Encode(s, rec, v)
 			require.False(t, math.IsNaN(float64(factor)) || math.IsInf(float64(factor), 0), "%v factor %g", s, factor)
-			qp := goK.LayoutQuery(make([]float32, goK.QueryLen()), q)
+			qp := goK.PrepareQuery(make([]float32, goK.QueryLen()), q)
 			var want [1]float32
 			goK.Scan(qp, rec, want[:])
 			for _, impl := range All() {

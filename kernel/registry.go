@@ -11,54 +11,39 @@ type Impl struct {
 	Name string
 	// rank orders implementations by speed; Best takes the highest.
 	rank int
-	// scan scores len(out) records of dim components (any dim >= 1), stride
-	// bytes apart.
-	scan func(qp []float32, dim int, recs []byte, stride int, out []float32)
-	// scan384 is the fixed-384 form (stride 384), nil when absent.
-	scan384 func(qp []float32, recs []byte, out []float32)
-	// batch scores len(out)/nq records against nq queries; dim is a
-	// multiple of GroupLen; out is query-major.
-	batch func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
 	// readSum reads p (len a multiple of 256) as fast as the CPU allows,
 	// with or without software prefetch.
 	readSum func(p []byte, prefetch bool) uint64
-	// gather scores the records at base[id*stride:] (dim a multiple of
-	// GroupLen); nil means ScanIDs loops over scan (gather.go).
-	gather func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
+	// kinds holds the kernels of each storage kind, indexed by Storage;
+	// nil where the implementation has none.
+	kinds [F32 + 1]*Funcs
 }
 
 var impls []*Impl
 
-// Funcs are one implementation's kernels for a storage kind other than
-// E5M2 (whose kernels are Impl's own fields). dim is always padded to a
-// multiple of GroupLen and records are zero-padded to it. A nil batch
-// loops over scan; a nil gather scans one record per id.
+// Funcs are one implementation's kernels for one storage kind. dim is
+// padded to a multiple of GroupLen and records are zero-padded to it (only
+// E5M2's scan also takes any dim >= 1 and reads no byte past it). A nil
+// scan384 means the generic scan serves dim 384; a nil batch loops over
+// scan; a nil gather scans one record per id (gather.go).
 type Funcs struct {
-	scan    func(qp []float32, dim int, recs []byte, stride int, out []float32)
+	// scan scores len(out) records of dim components, stride bytes apart.
+	scan func(qp []float32, dim int, recs []byte, stride int, out []float32)
+	// scan384 is the fixed-384 form (stride the kind's 384-record size).
 	scan384 func(qp []float32, recs []byte, out []float32)
-	batch   func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
-	gather  func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
-}
-
-// kindFuncs holds the registered Funcs by implementation name and kind;
-// an implementation the CPU cannot run is never registered, so its entries
-// are never looked up.
-var kindFuncs = map[string]map[Storage]*Funcs{}
-
-// registerKind records impl's kernels for kind s (from an init function).
-func registerKind(impl string, s Storage, f *Funcs) {
-	if kindFuncs[impl] == nil {
-		kindFuncs[impl] = map[Storage]*Funcs{}
-	}
-	kindFuncs[impl][s] = f
+	// batch scores len(out)/nq records against nq queries; out is
+	// query-major.
+	batch func(qps []float32, nq, dim int, recs []byte, stride int, scratch, out []float32)
+	// gather scores the records at base[id*stride:].
+	gather func(qp []float32, dim int, base []byte, stride int, ids []uint32, out []float32)
 }
 
 // funcs returns impl's kernels for s, nil when it has none.
 func (i *Impl) funcs(s Storage) *Funcs {
-	if s == E5M2 {
-		return &Funcs{scan: i.scan, scan384: i.scan384, batch: i.batch, gather: i.gather}
+	if !s.Valid() {
+		return nil
 	}
-	return kindFuncs[i.Name][s]
+	return i.kinds[s]
 }
 
 // Supports reports whether impl has kernels for storage kind s.
@@ -72,7 +57,11 @@ func register(i *Impl) {
 }
 
 func init() {
-	register(&Impl{Name: "go", scan: scanE5M2Go, batch: batchE5M2Go, readSum: readSumGo})
+	impl := &Impl{Name: "go", readSum: readSumGo}
+	for _, s := range Storages {
+		impl.kinds[s] = goFuncs(s)
+	}
+	register(impl)
 }
 
 // All returns every implementation this CPU can run, pure Go first.
@@ -163,11 +152,11 @@ func (k *Kernel) batchByScan(qps []float32, nq, _ int, recs []byte, _ int, _, ou
 // Storage is the kind of the records the kernel scores.
 func (k *Kernel) Storage() Storage { return k.kind }
 
-// LayoutQuery prepares q (the index's dimension) as this kernel reads it
+// PrepareQuery prepares q (the index's dimension) as this kernel reads it
 // into dst, which holds QueryLen values, and returns dst[:QueryLen]: the
 // canonical lane order (LayoutQuery) for the float kinds, int16 values and
 // their scale for Int8.
-func (k *Kernel) LayoutQuery(dst, q []float32) []float32 { return prepareQuery(k.kind, dst, q) }
+func (k *Kernel) PrepareQuery(dst, q []float32) []float32 { return prepareQuery(k.kind, dst, q) }
 
 // Name says which implementation and form the kernel uses, e.g. "avx2/fixed384".
 func (k *Kernel) Name() string { return k.name }

@@ -1,0 +1,119 @@
+package main
+
+// The score-vector kernels (kernel/scores.go) and the read-ceiling probe.
+
+// elementwise sets s[i] = s[i] op v[i], 32 values a round; op is one IEEE
+// operation, so the bits match the Go loop's.
+func elementwise(f *file, name, op, what string) {
+	a := f.text(name+"(s *float32, v *float32, n int)", "$0-24", "Requires: n is a multiple of 32. "+what)
+	a.i("MOVQ s+0(FP), DI")
+	a.i("MOVQ v+8(FP), SI")
+	a.i("MOVQ n+16(FP), CX")
+	a.i("XORQ AX, AX")
+	a.i("TESTQ CX, CX")
+	a.i("JZ   done")
+	a.label("loop")
+	for r := 0; r < 4; r++ {
+		a.i("VMOVUPS %s, Y%d", idx(32*r, "DI"), r)
+	}
+	for r := 0; r < 4; r++ {
+		a.i("%s %s, Y%d, Y%d", op, idx(32*r, "SI"), r, r)
+	}
+	for r := 0; r < 4; r++ {
+		a.i("VMOVUPS Y%d, %s", r, idx(32*r, "DI"))
+	}
+	a.i("ADDQ $32, AX")
+	a.i("CMPQ AX, CX")
+	a.i("JB   loop")
+	a.done("done")
+}
+
+// idx formats off(reg)(AX*4).
+func idx(off int, reg string) string { return m(off, reg) + "(AX*4)" }
+
+// firstAtLeast returns the first i with !(s[i] < thr) (predicate NGT_UQ
+// on thr vs s[i]), so NaN counts; or n. One compare per 8 scores instead
+// of a branch per score.
+func firstAtLeast(f *file) {
+	a := f.text("firstAtLeastAVX2(s *float32, n int, thr float32) int", "$0-32",
+		"Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)",
+		"(predicate NGT_UQ on thr vs s[i]), so NaN counts; or n.")
+	a.i("MOVQ s+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("VBROADCASTSS thr+16(FP), Y4")
+	a.i("XORQ AX, AX")
+	a.i("TESTQ CX, CX")
+	a.i("JZ   none")
+	a.label("loop")
+	for r := 0; r < 4; r++ {
+		a.i("VCMPPS $0x1a, %s, Y4, Y%d", idx(32*r, "SI"), r)
+	}
+	a.i("VORPS Y1, Y0, Y5")
+	a.i("VORPS Y3, Y2, Y6")
+	a.i("VORPS Y6, Y5, Y5")
+	a.i("VMOVMSKPS Y5, DX")
+	a.i("TESTL DX, DX")
+	a.i("JNZ  found")
+	a.i("ADDQ $32, AX")
+	a.i("CMPQ AX, CX")
+	a.i("JB   loop")
+	a.label("none")
+	a.i("MOVQ CX, ret+24(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+	a.label("found")
+	a.comment("Which of the four vectors holds the first hit.")
+	for r := 0; r < 4; r++ {
+		a.i("VMOVMSKPS Y%d, DX", r)
+		if r == 3 {
+			break
+		}
+		a.i("TESTL DX, DX")
+		a.i("JNZ  hit")
+		a.i("ADDQ $8, AX")
+	}
+	a.label("hit")
+	a.i("BSFL DX, DX")
+	a.i("ADDQ DX, AX")
+	a.i("MOVQ AX, ret+24(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
+
+// readSum is the widest plain load-and-add loop: the memory-read ceiling a
+// scan is measured against; with prefetch, at the scans' distance.
+func readSum(f *file, name string, prefetch bool, doc string) {
+	a := f.text(name+"(p *byte, n int) uint64", "$0-24", "Requires: n is a multiple of 256. "+doc)
+	a.i("MOVQ p+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("SHRQ $8, CX")
+	for r := 0; r < 4; r++ {
+		a.i("VPXOR Y%d, Y%d, Y%d", r, r, r)
+	}
+	a.i("TESTQ CX, CX")
+	a.i("JZ   done")
+	a.label("loop")
+	if prefetch {
+		for l := 0; l < 4; l++ {
+			a.i("PREFETCHT0 %s", m(avx2.pf+64*l, "SI"))
+		}
+	}
+	for r := 0; r < 8; r++ {
+		a.i("VPADDQ %s, Y%d, Y%d", m(32*r, "SI"), r%4, r%4)
+	}
+	a.i("ADDQ $256, SI")
+	a.i("DECQ CX")
+	a.i("JNZ  loop")
+	a.label("done")
+	a.i("VPADDQ Y1, Y0, Y0")
+	a.i("VPADDQ Y3, Y2, Y2")
+	a.i("VPADDQ Y2, Y0, Y0")
+	a.i("VEXTRACTI128 $1, Y0, X1")
+	a.i("VPADDQ X1, X0, X0")
+	a.i("VPSHUFD $0x4e, X0, X1")
+	a.i("VPADDQ X1, X0, X0")
+	a.i("VMOVQ X0, AX")
+	a.i("MOVQ AX, ret+16(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
