@@ -6,7 +6,7 @@ GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
 
-.PHONY: all build bench deps lib vet check-gen test test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps lib vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
 
 all: build
 
@@ -46,14 +46,22 @@ check-gen:
 	  done
 
 test-go:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 20m ./...
 
 test-race:
-	$(GO) test -count=1 -race -short ./...
+	$(GO) test -count=1 -race -short -timeout 20m ./...
 
 # Pure Go everywhere: the reference kernels and the fallback for other CPUs.
+# -short sizes the engine's tests for pure-Go kernels; the kernels' own
+# tests keep their full sweeps. `make test-long` runs the full sizes.
 test-noasm:
-	$(GO) test -count=1 -tags noasm ./...
+	$(GO) test -count=1 -timeout 20m -tags noasm ./kernel/
+	$(GO) test -count=1 -short -timeout 20m -tags noasm $$($(GO) list ./... | grep -v '/kernel$$')
+
+# The full sizes of the slow configurations, outside `make test` and CI.
+test-long:
+	$(GO) test -count=1 -timeout 60m -tags noasm ./...
+	$(GO) test -count=1 -timeout 60m -race ./...
 
 # The C ABI: CTest suite (also under ASan/UBSan), header/export drift,
 # DLL export table, CMake package, recall_p50 against astral bench.
