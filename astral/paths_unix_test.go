@@ -87,23 +87,6 @@ func TestOpenFileRefusesSpecialFiles(t *testing.T) {
 	require.NoError(t, m.Close())
 }
 
-// TestOpenNonBlocking: the open that follows the path check returns at
-// once on a FIFO swapped in meanwhile, and the check on the open file
-// refuses it.
-func TestOpenNonBlocking(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	f := within(t, "open", func() *os.File {
-		f, err := openNonBlocking(fifo)
-		require.NoError(t, err)
-		return f
-	})
-	defer f.Close()
-	fi, err := f.Stat()
-	require.NoError(t, err)
-	require.Equal(t, "a FIFO", fileKind(fi.Mode()))
-}
-
 // TestSaveFileRefusesSpecialFiles: a save over anything but a regular
 // file fails with ErrIO and leaves it as it was, with no temporary file
 // behind; a link is not followed, so its target stays untouched too.

@@ -66,11 +66,11 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 // device at path is refused and left alone. Failures of the file system,
 // and such refusals, wrap ErrIO.
 func (x *Index) SaveFile(path string) error {
-	mode, err := saveTarget(path)
+	mode, err := file.SaveTarget(path)
 	if err != nil {
 		return err
 	}
-	recheck := func() error { _, err := saveTarget(path); return err }
+	recheck := func() error { _, err := file.SaveTarget(path); return err }
 	return file.WriteFile(path, mode, recheck, func(w io.Writer) error {
 		_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 		return err
@@ -434,7 +434,7 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	for _, o := range opts {
 		o(&oc)
 	}
-	f, err := openIndexFile(path)
+	f, err := file.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package astral
+package file
 
 import (
 	"os"
