@@ -1,7 +1,9 @@
 package astral
 
 import (
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 )
 
@@ -34,13 +36,23 @@ type memoryFault interface {
 }
 
 // latch records v, a recovered panic, as the index's fault and returns
-// its error; any other panic goes on.
+// its error; any other panic goes on. A SIGBUS that arrives without its
+// address (qemu-user reports one so for a truncated mapping) reaches Go as
+// a nil dereference with no Addr: inside a guarded read of the mapping it
+// is the same fault.
 func (f *faultLatch) latch(v any) error {
-	mf, ok := v.(memoryFault)
-	if !ok {
+	var err error
+	switch mf := v.(type) {
+	case memoryFault:
+		err = errorf(ErrIO, "reading the mapped index file faulted at %#x (truncated or modified in place, or its storage failed): the index is unusable", mf.Addr())
+	case runtime.Error:
+		if !strings.Contains(mf.Error(), "invalid memory address") {
+			panic(v)
+		}
+		err = errorf(ErrIO, "reading the mapped index file faulted (truncated or modified in place, or its storage failed): the index is unusable")
+	default:
 		panic(v)
 	}
-	err := errorf(ErrIO, "reading the mapped index file faulted at %#x (truncated or modified in place, or its storage failed): the index is unusable", mf.Addr())
 	f.err.CompareAndSwap(nil, &err)
 	return f.failed()
 }
