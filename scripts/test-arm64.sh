@@ -64,7 +64,7 @@ counts() {
 qemu_test() {
   local pkg=$1 bin=$2
   shift 2
-  (cd "$pkg" && "$QEMU" "$bin" -test.v -test.count=1 -test.timeout=20m "$@")
+  (cd "$pkg" && "$QEMU" "$bin" -test.v -test.count=1 -test.timeout=30m "$@")
 }
 
 cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -c "$@"; }
