@@ -88,7 +88,7 @@ func is(names ...string) func(string) bool {
 func anything(string) bool { return true }
 
 // helper reports whether p is one of the internal helpers that know no index.
-var helper = is("internal/pool", "internal/crc32c", "internal/fpenv", "internal/fixture")
+var helper = is("internal/pool", "internal/crc32c", "internal/fpenv", "internal/fixture", "internal/match")
 
 var rules = []rule{
 	{from: is("kernel"), forbidden: anything, why: "kernel imports nothing of this module"},
@@ -152,6 +152,7 @@ func TestRulesCatchForbiddenEdges(t *testing.T) {
 		"file->hnsw":     {path: "astral/internal/file", deps: []string{"hnsw"}},
 		"score->flat":    {path: "internal/score", deps: []string{"flat"}},
 		"pool->astral":   {path: "internal/pool", deps: []string{"astral"}},
+		"match->flat":    {path: "internal/match", deps: []string{"flat"}},
 		"cmd<-flat(cmd)": {path: "flat", deps: []string{"cmd/astral"}},
 	}
 	for name, p := range cases {
@@ -159,7 +160,7 @@ func TestRulesCatchForbiddenEdges(t *testing.T) {
 	}
 	allowed := map[string]pkg{
 		"capi":       {path: "capi", imports: []string{"astral", "astral/internal/file", "internal/fixture", "internal/fpenv"}, deps: []string{"astral", "flat", "hnsw", "kernel"}},
-		"hnsw":       {path: "hnsw", deps: []string{"kernel", "internal/score", "internal/pool"}},
+		"hnsw":       {path: "hnsw", deps: []string{"kernel", "internal/score", "internal/pool", "internal/match"}},
 		"cmd/astral": {path: "cmd/astral", deps: []string{"astral", "kernel", "internal/fixture"}},
 	}
 	require.Empty(t, violations(allowed))

@@ -1,0 +1,97 @@
+// Package match holds what a scoped query asks of a record: its attributes
+// (tags and owner) and the filter they are tested against. The index
+// structures test it while they score; the engine plans with it.
+package match
+
+import "slices"
+
+// Attr is the part of a record's attributes that queries test, kept beside
+// the record in every structure: a 64-bit tag mask and an owner key
+// (0 = none).
+type Attr struct {
+	Tags  uint64
+	Owner uint64
+}
+
+// Filter is what a record must satisfy; its conditions combine with AND.
+// The zero Filter matches every record.
+type Filter struct {
+	Owner   uint64 // 0: any owner
+	AllTags uint64 // every one of these bits
+	AnyTags uint64 // at least one of these bits; 0: no condition
+	NoTags  uint64 // none of these bits
+	Allow   IDSet  // when Allow.On, only these ids
+	Deny    IDSet  // never these ids
+}
+
+// TestsAttrs reports whether the filter looks at tags or owner.
+func (f *Filter) TestsAttrs() bool {
+	return f.Owner != 0 || f.AllTags != 0 || f.AnyTags != 0 || f.NoTags != 0
+}
+
+// TestsIDs reports whether the filter looks at ids.
+func (f *Filter) TestsIDs() bool { return f.Allow.On || len(f.Deny.ids) > 0 }
+
+// Active reports whether the filter excludes anything at all.
+func (f *Filter) Active() bool { return f.TestsAttrs() || f.TestsIDs() }
+
+// Attrs reports whether a record with these attributes passes the tag and
+// owner conditions.
+func (f *Filter) Attrs(a Attr) bool {
+	return a.Tags&f.AllTags == f.AllTags &&
+		(f.AnyTags == 0 || a.Tags&f.AnyTags != 0) &&
+		a.Tags&f.NoTags == 0 &&
+		(f.Owner == 0 || a.Owner == f.Owner)
+}
+
+// IDs reports whether id passes the allow and deny lists.
+func (f *Filter) IDs(id uint64) bool {
+	return (!f.Allow.On || f.Allow.Contains(id)) && !f.Deny.Contains(id)
+}
+
+// Match reports whether a record passes the whole filter.
+func (f *Filter) Match(id uint64, a Attr) bool { return f.Attrs(a) && f.IDs(id) }
+
+// IDSet is a sorted set of distinct ids, tested by binary search. It does
+// not own its memory: Build fills caller scratch.
+type IDSet struct {
+	On  bool // for an allowlist: the list applies (an empty one matches nothing)
+	ids []uint64
+}
+
+// Build makes s the set of ids, sorted and without repeats, in scratch
+// (grown if short; returned so the caller keeps it for the next query).
+// ids itself is not changed.
+func (s *IDSet) Build(ids, scratch []uint64) []uint64 {
+	if cap(scratch) < len(ids) {
+		scratch = make([]uint64, len(ids), max(len(ids), 2*cap(scratch)))
+	}
+	scratch = scratch[:len(ids)]
+	copy(scratch, ids)
+	if !slices.IsSorted(scratch) {
+		slices.Sort(scratch)
+	}
+	s.ids, s.On = slices.Compact(scratch), true
+	return scratch
+}
+
+// Len is the number of distinct ids.
+func (s *IDSet) Len() int { return len(s.ids) }
+
+// IDs returns the ids, ascending; the caller must not change them.
+func (s *IDSet) IDs() []uint64 { return s.ids }
+
+// Contains reports whether id is in the set.
+func (s *IDSet) Contains(id uint64) bool {
+	if len(s.ids) == 0 {
+		return false
+	}
+	_, ok := slices.BinarySearch(s.ids, id)
+	return ok
+}
+
+// Shard returns the ids a participant takes of an n-way split: part i of
+// n, contiguous and in order, so every split covers each id once.
+func Shard(ids []uint64, i, n int) []uint64 {
+	return ids[len(ids)*i/n : len(ids)*(i+1)/n]
+}
