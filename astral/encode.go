@@ -3,6 +3,7 @@ package astral
 import (
 	"math"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -15,6 +16,16 @@ type batch struct {
 	bias, scales []float32 // each record's Adjust value and multiplier (see adjustValues)
 	rrecs        []byte    // the rerank copy's records; nil without one
 	rbias        []float32
+	attrs        []match.Attr // nil: none
+	payloads     [][]byte     // nil: none
+}
+
+// attr is record i's attributes.
+func (b *batch) attr(i int) match.Attr {
+	if b.attrs == nil {
+		return match.Attr{}
+	}
+	return b.attrs[i]
 }
 
 // encode checks vectors (len(ids) × Dim values) and ids (distinct; whether

@@ -82,20 +82,37 @@ func (x *Index) endQueryGuard(prev bool, res *[]Result, err *error) {
 // allocates nothing. Flat indexes are exact; HNSW searches EfSearch (at
 // least k) candidates.
 func (x *Index) Query(dst []Result, q []float32, k int) (res []Result, err error) {
+	res, _, err = x.QueryWith(dst, q, QueryOptions{K: k})
+	return res, err
+}
+
+// QueryWith is Query with a filter and a beam of its own: only records
+// that pass o.Filter are ranked, exactly as an index holding just them
+// would rank them (HNSW: as its graph finds them). It reports the plan
+// that answered. An owner, tag or id that matches nothing gives no
+// results, not an error.
+func (x *Index) QueryWith(dst []Result, q []float32, o QueryOptions) (res []Result, plan Plan, err error) {
 	if x.faults.mapped.Load() {
 		defer x.endQueryGuard(debug.SetPanicOnFault(true), &res, &err)
 	}
-	return x.query(dst, q, k)
+	return x.query(dst, q, &o)
 }
 
 // QueryBatch runs len(queries)/Dim queries, MaxBatch per pass over the
 // records. Query i's results are dst[i*k : i*k+counts[i]], best first; counts
 // must hold one entry per query. The results equal Query's, bit for bit.
 func (x *Index) QueryBatch(dst []Result, counts []int, queries []float32, k int) (res []Result, err error) {
+	res, _, err = x.QueryBatchWith(dst, counts, queries, QueryOptions{K: k})
+	return res, err
+}
+
+// QueryBatchWith is QueryBatch with QueryWith's options, the same for
+// every query; the results equal QueryWith's, bit for bit.
+func (x *Index) QueryBatchWith(dst []Result, counts []int, queries []float32, o QueryOptions) (res []Result, plan Plan, err error) {
 	if x.faults.mapped.Load() {
 		defer x.endQueryGuard(debug.SetPanicOnFault(true), &res, &err)
 	}
-	return x.queryBatch(dst, counts, queries, k)
+	return x.queryBatch(dst, counts, queries, &o)
 }
 
 // detach copies a mapped index's sections into the heap; hold writeMu.

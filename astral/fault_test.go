@@ -120,7 +120,7 @@ func BenchmarkQueryFaultGuard(b *testing.B) {
 		})
 		b.Run(kind.String()+"/bare", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := y.query(dst, q, 10); err != nil {
+				if _, _, err := y.query(dst, q, &QueryOptions{K: 10}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -42,7 +42,15 @@ const (
 	secRerankIDs     file.Kind = 9  // ids, uint64 per record, its slot order
 	secRerankRecords file.Kind = 10 // records, rerank stride bytes each
 	secRerankAdjust  file.Kind = 11 // adjust values, float32 per record (not for dot)
+	// Version 3: the records' attributes, per slot as the structure holds
+	// them (a graph's deleted slots included), and the payloads.
+	secTags     file.Kind = 12 // tag masks, uint64 per slot
+	secOwners   file.Kind = 13 // owner keys, uint64 per slot
+	secPayloads file.Kind = 14 // payloads by id: see payloadSection
 )
+
+// attrsVersion is the first format version with attribute sections.
+const attrsVersion = 3
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
 const graphKeepPruned = 1
@@ -55,6 +63,7 @@ var fileFormat = &file.Format{
 		secIDs: "ids", secRecords: "records", secAdjust: "adjust", secTombstones: "tombstones",
 		secLevel0: "graph-level0", secUpper: "graph-upper", secScales: "scales",
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
+		secTags: "tags", secOwners: "owners", secPayloads: "payloads",
 	},
 	Structures:  map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String()},
 	CheckFields: checkFields,
@@ -80,6 +89,12 @@ func checkFields(h *file.Header) error {
 		return err
 	}
 	structure := Kind(h.Structure)
+	if h.Version < attrsVersion && h.PayloadBytes != 0 {
+		return errorf(ErrCorrupt, "a version-%d file with %d payload bytes", h.Version, h.PayloadBytes)
+	}
+	if h.PayloadBytes > payloadSectionMax(h.Count) {
+		return errorf(ErrCorrupt, "absurd count: %d payload bytes for %d vectors", h.PayloadBytes, h.Count)
+	}
 	if want := kernel.Stride(c.Dim, c.Storage); h.Stride != uint32(want) {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.Stride, h.Dim, want)
 	}
@@ -134,6 +149,13 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		want[secTombstones] = (h.Slots - h.Count) * 4
 		want[secLevel0] = h.Slots * uint64(h.BlockWords) * 4
 		want[secUpper] = h.UpperWords * 4
+	}
+	if h.Version >= attrsVersion {
+		want[secTags] = h.Slots * 8
+		want[secOwners] = h.Slots * 8
+		if h.PayloadBytes != 0 {
+			want[secPayloads] = h.PayloadBytes
+		}
 	}
 	if h.Rerank != 0 {
 		want[secRerankIDs] = h.Count * 8

@@ -7,6 +7,7 @@ import (
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/internal/fpenv"
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -66,14 +67,19 @@ type Index struct {
 	mapped *mapping   // the file OpenFile mapped, until the first write copies it (persist.go); guarded by writeMu
 	faults faultLatch // a fault reading it (fault.go)
 	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
+
+	attrs *attrStore
+	plans [len(planNames)]atomic.Uint64 // queries answered by each plan
 }
 
 // pendingOp is one write made during a background build.
 type pendingOp struct {
 	id            uint64
-	rec           []byte // nil for a removal
+	rec           []byte // nil for a removal or a retag
 	adjust, scale float32
-	first         bool // the first id of its Add or Remove call
+	attr          match.Attr
+	retag         bool // a SetTags: attr.Tags is the new mask
+	first         bool // the first id of its Add, Remove or SetTags call
 }
 
 // NewIndex creates an empty index. rt may be nil: queries then run serially.
@@ -104,7 +110,7 @@ func newIndex(rt *Runtime, c Config) (*Index, error) {
 	if err != nil {
 		return nil, errorf(ErrInvalidArgument, "%v", err)
 	}
-	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k}
+	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k, attrs: newAttrStore()}
 	x.efSearch.Store(int32(c.EfSearch))
 	if c.Rerank != 0 {
 		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
@@ -159,11 +165,7 @@ func (x *Index) hasLocked(id uint64) bool { return x.live.Has(id) }
 // any error (wrong length, NaN or Inf, an id already stored or repeated)
 // nothing is stored.
 func (x *Index) Add(ids []uint64, vectors []float32) error {
-	b, err := x.encode(ids, vectors)
-	if err != nil {
-		return err
-	}
-	return x.apply(b)
+	return x.AddWith(ids, vectors, nil)
 }
 
 // apply stores an encoded batch, then starts the switch to a graph if an
@@ -180,6 +182,16 @@ func (x *Index) apply(b *batch) error {
 			return errorf(ErrDuplicateID, "id %d already stored", id)
 		}
 	}
+	// Postings first: a query skips ids its structure does not hold yet.
+	x.attrs.mu.Lock()
+	for i, id := range b.ids {
+		var p []byte
+		if b.payloads != nil {
+			p = b.payloads[i]
+		}
+		x.attrs.add(id, b.attr(i), p)
+	}
+	x.attrs.mu.Unlock()
 	s := x.live
 	x.mu.Lock()
 	// Its own lock would let a query see a vector in one copy and not the
@@ -202,7 +214,7 @@ func (x *Index) apply(b *batch) error {
 	if x.building {
 		stride := x.kern.Stride()
 		for i, id := range b.ids {
-			x.pending = append(x.pending, pendingOp{id: id, rec: b.recs[i*stride : (i+1)*stride], adjust: b.bias[i], scale: b.scales[i], first: i == 0})
+			x.pending = append(x.pending, pendingOp{id: id, rec: b.recs[i*stride : (i+1)*stride], adjust: b.bias[i], scale: b.scales[i], attr: b.attr(i), first: i == 0})
 		}
 	}
 	x.growIfFull()
@@ -233,10 +245,16 @@ func (x *Index) growIfFull() {
 	}
 	x.building = true
 	ids, recs, adj, scales := f.Snapshot()
+	parts := f.Parts()
+	tags, owners := column(parts.Tags, len(ids)), column(parts.Owners, len(ids))
+	attrs := make([]match.Attr, len(ids))
+	for i := range attrs {
+		attrs[i] = match.Attr{Tags: tags[i], Owner: owners[i]}
+	}
 	sw := &graphSwitch{built: make(chan struct{})}
 	x.switching = sw
 	x.bg.Add(1)
-	go x.switchToGraph(sw, &batch{ids: ids, recs: recs, bias: adj, scales: scales})
+	go x.switchToGraph(sw, &batch{ids: ids, recs: recs, bias: adj, scales: scales, attrs: attrs})
 }
 
 // switchToGraph builds the graph from a snapshot of the flat index while
@@ -278,6 +296,8 @@ func (x *Index) Remove(ids ...uint64) error {
 		}
 	}
 	s := x.live
+	// Postings last: a query skips ids its structure no longer holds.
+	defer x.forget(s, ids)()
 	if s.sharedWrites() {
 		x.mu.RLock()
 		if err := s.remove(ids); err != nil {
@@ -303,6 +323,24 @@ func (x *Index) Remove(ids ...uint64) error {
 		}
 	}
 	return x.removeRerank(ids)
+}
+
+// forget reads the attributes of ids, still stored in s, and returns what
+// drops them from the postings once they are removed; hold writeMu.
+func (x *Index) forget(s structure, ids []uint64) func() {
+	x.mu.RLock()
+	attrs := make([]match.Attr, len(ids))
+	for i, id := range ids {
+		attrs[i], _ = s.attr(id)
+	}
+	x.mu.RUnlock()
+	return func() {
+		x.attrs.mu.Lock()
+		defer x.attrs.mu.Unlock()
+		for i, id := range ids {
+			x.attrs.remove(id, attrs[i])
+		}
+	}
 }
 
 // compactIfSparse compacts s once its tombstones (which still route but
@@ -353,6 +391,12 @@ type Stats struct {
 	Participants   int     // threads one query uses now: workers + caller, fewer for small indexes
 	Bytes          int64   // memory held by records, ids, per-record data and links, growth room included
 	BytesPerVector float64 // what a vector costs: flat: record, id, norm; HNSW: its level-0 block and upper links (id lookup excluded, as in hnswlib's figure)
+	Payloads       int     // records that hold a payload
+	PayloadBytes   int64   // their bytes (not in Bytes)
+	Owners         int     // distinct owners among the records
+	// Queries answered by each plan since the index was made or loaded
+	// (a batch counts once per MaxBatch queries).
+	ScanQueries, DirectQueries, GraphQueries uint64
 }
 
 // Stats returns the index's current statistics.
@@ -367,5 +411,9 @@ func (x *Index) Stats() Stats {
 		st.Bytes += int64(x.rerank.Bytes())
 		st.BytesPerVector += flatStructure{x.rerank}.bytesPerVector()
 	}
+	x.attrs.mu.RLock()
+	st.Payloads, st.PayloadBytes, st.Owners = len(x.attrs.payloads), x.attrs.payBytes, len(x.attrs.owners)
+	x.attrs.mu.RUnlock()
+	st.ScanQueries, st.DirectQueries, st.GraphQueries = x.plans[PlanScan].Load(), x.plans[PlanDirect].Load(), x.plans[PlanGraph].Load()
 	return st
 }

@@ -1,5 +1,7 @@
 package astral
 
+import "github.com/astral-engine/astral/internal/match"
+
 // The work an index does in the background (a graph compaction, an auto
 // index's switch to a graph) is ordered with the calls that start it, so
 // the same calls always give the same structure and the same saved bytes:
@@ -75,6 +77,12 @@ func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 		for i, op := range call {
 			ids[i] = op.id
 		}
+		if call[0].retag {
+			for _, op := range call {
+				g.setTags(op.id, op.attr.Tags)
+			}
+			continue
+		}
 		if call[0].rec == nil {
 			if err := g.remove(ids); err != nil {
 				return err
@@ -84,11 +92,12 @@ func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 		}
 		recs := make([]byte, 0, len(call)*stride)
 		bias, scales := make([]float32, len(call)), make([]float32, len(call))
+		attrs := make([]match.Attr, len(call))
 		for i, op := range call {
 			recs = append(recs, op.rec...)
-			bias[i], scales[i] = op.adjust, op.scale
+			bias[i], scales[i], attrs[i] = op.adjust, op.scale, op.attr
 		}
-		if err := g.insert(&batch{ids: ids, recs: recs, bias: bias, scales: scales}, x.rt.workers()); err != nil {
+		if err := g.insert(&batch{ids: ids, recs: recs, bias: bias, scales: scales, attrs: attrs}, x.rt.workers()); err != nil {
 			return err
 		}
 	}

@@ -141,6 +141,20 @@ func flatSections(p flat.Parts, adjust score.Adjust, ids, recs, adj, scales file
 	return out
 }
 
+// attrSections are the version-3 sections: tags and owners per slot,
+// and the payloads (setting h.PayloadBytes). Hold writeMu.
+func (x *Index) attrSections(h *file.Header, tags, owners []uint64) []file.Part {
+	x.attrs.mu.RLock()
+	pay := x.attrs.encodePayloads()
+	x.attrs.mu.RUnlock()
+	slots := int(h.Slots)
+	parts := []file.Part{{Kind: secTags, Bytes: file.BytesOf(column(tags, slots))}, {Kind: secOwners, Bytes: file.BytesOf(column(owners, slots))}}
+	if h.PayloadBytes = uint64(len(pay)); pay != nil {
+		parts = append(parts, file.Part{Kind: secPayloads, Bytes: pay})
+	}
+	return parts
+}
+
 // tail appends the rerank copy's sections, if any, and the metadata.
 func (x *Index) tail(parts []file.Part) []file.Part {
 	if x.rerank != nil {
@@ -154,7 +168,8 @@ func (x *Index) saveFlat(f *flat.Index, open func(int64) (io.Writer, error)) (in
 	p := f.Parts()
 	h := x.newHeader(KindFlat)
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
-	parts := x.tail(flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales))
+	parts := flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales)
+	parts = x.tail(append(parts, x.attrSections(h, p.Tags, p.Owners)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -181,11 +196,16 @@ func (x *Index) saveGraph(g *hnsw.Graph, v *hnsw.View, open func(int64) (io.Writ
 			each(file.BytesOf(buf))
 		}
 	}
-	parts := x.tail([]file.Part{
+	attrs := v.Attrs(nil, 0, n)
+	tags, owners := make([]uint64, n), make([]uint64, n)
+	for i, a := range attrs {
+		tags[i], owners[i] = a.Tags, a.Owner
+	}
+	parts := x.tail(append([]file.Part{
 		{Kind: secTombstones, Bytes: file.BytesOf(v.Tombstones(nil))},
 		{Kind: secLevel0, Length: uint64(n) * uint64(bw) * 4, Pieces: level0},
 		{Kind: secUpper, Bytes: file.BytesOf(v.Upper(nil))},
-	})
+	}, x.attrSections(h, tags, owners)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -324,13 +344,19 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			return nil, nil, errorf(ErrCorrupt, "rerank copy: %v", err)
 		}
 	}
+	tags, owners := file.WordsOf[uint64](sec(secTags)), file.WordsOf[uint64](sec(secOwners))
 	if Kind(h.Structure) == KindFlat {
-		f, err := flat.FromParts(k, x.adjust, flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales))
+		fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
+		fp.Tags, fp.Owners = tags, owners
+		f, err := flat.FromParts(k, x.adjust, fp)
 		if err != nil {
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
 		x.live = flatStructure{f}
 		if err := x.checkRerankIDs(); err != nil {
+			return nil, nil, err
+		}
+		if err := x.loadAttrs(sec(secPayloads)); err != nil {
 			return nil, nil, err
 		}
 		if mode == checkLater {
@@ -340,7 +366,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	}
 	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: file.WordsOf[uint32](sec(secLevel0)),
 		Upper: file.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,
-		Tombstones: file.WordsOf[uint32](sec(secTombstones))}
+		Tombstones: file.WordsOf[uint32](sec(secTombstones)), Tags: tags, Owners: owners}
 	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0}
 	var sums *file.ChunkSums
 	if mode != checked {
@@ -372,6 +398,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
 		x.live = graphStructure{g}
+		x.attrs.ready.Store(false)
 		later = func() error {
 			if err := graphChecked(finish()); err != nil {
 				return err
@@ -379,7 +406,10 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			if err := bulkCRCs(); err != nil {
 				return err
 			}
-			return x.checkRerankIDs()
+			if err := x.checkRerankIDs(); err != nil {
+				return err
+			}
+			return x.loadAttrs(sec(secPayloads))
 		}
 		return x, later, nil
 	}
@@ -393,7 +423,23 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	if err := x.checkRerankIDs(); err != nil {
 		return nil, nil, err
 	}
+	if err := x.loadAttrs(sec(secPayloads)); err != nil {
+		return nil, nil, err
+	}
 	return x, nil, nil
+}
+
+// loadAttrs fills a loaded index's payloads (from the section pay, nil
+// for none), owner postings and tag counts.
+func (x *Index) loadAttrs(pay []byte) error {
+	s := x.attrs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.decodePayloads(pay, x.hasLocked); err != nil {
+		return err
+	}
+	s.rebuild(x.live.eachAttr)
+	return nil
 }
 
 // checkRerankIDs checks that the rerank copy holds exactly the index's ids
@@ -582,6 +628,7 @@ func (x *Index) Close() error {
 	}
 	x.pending = nil
 	x.check = nil
+	x.attrs = newAttrStore()
 	m := x.mapped
 	x.mapped = nil
 	x.mu.Unlock()

@@ -3,6 +3,7 @@ package astral
 import (
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/match"
 )
 
 // queryCtx is the scratch of one query (or batch) in flight.
@@ -19,6 +20,11 @@ type queryCtx struct {
 	rqs    [MaxBatch][]float32
 	rslots []uint32
 	rscore []float32
+	// The call's filter, its id sets sorted into allow and deny, and the
+	// exact scan's scratch for a graph; made on the first filtered query.
+	f           match.Filter
+	allow, deny []uint64
+	es          *hnsw.ExactSearcher
 }
 
 func (x *Index) getCtx() *queryCtx {
@@ -39,6 +45,13 @@ func (x *Index) putCtx(c *queryCtx) {
 	x.ctxMu.Unlock()
 }
 
+func (c *queryCtx) exactSearcher(participants int) *hnsw.ExactSearcher {
+	if c.es == nil {
+		c.es = hnsw.NewExactSearcher(participants)
+	}
+	return c.es
+}
+
 func (c *queryCtx) graphSearcher() *hnsw.Searcher {
 	if c.hs == nil {
 		c.hs = hnsw.NewSearcher()
@@ -54,19 +67,20 @@ func checkK(k int) error {
 	return nil
 }
 
-// query is Query without the fault guard.
-func (x *Index) query(dst []Result, q []float32, k int) ([]Result, error) {
-	if err := checkK(k); err != nil {
-		return dst[:0], err
+// query is QueryWith without the fault guard.
+func (x *Index) query(dst []Result, q []float32, o *QueryOptions) ([]Result, Plan, error) {
+	k := o.K
+	if err := x.checkOptions(o); err != nil {
+		return dst[:0], 0, err
 	}
 	if len(q) != x.cfg.Dim {
-		return dst[:0], errorf(ErrDimension, "query has %d values, index dimension is %d", len(q), x.cfg.Dim)
+		return dst[:0], 0, errorf(ErrDimension, "query has %d values, index dimension is %d", len(q), x.cfg.Dim)
 	}
 	if !checkFinite(q) {
-		return dst[:0], errorf(ErrNonFinite, "query holds NaN or Inf")
+		return dst[:0], 0, errorf(ErrNonFinite, "query holds NaN or Inf")
 	}
 	if err := x.checkMagnitude(q, "query"); err != nil {
-		return dst[:0], err
+		return dst[:0], 0, err
 	}
 	if cap(dst) < k {
 		dst = make([]Result, k)
@@ -74,30 +88,32 @@ func (x *Index) query(dst []Result, q []float32, k int) ([]Result, error) {
 	dst = dst[:k]
 	c := x.getCtx()
 	defer x.putCtx(c)
-	if err := x.search(c, dst, q, 1, k); err != nil {
-		return dst[:0], err
+	c.setFilter(&o.Filter)
+	plan, err := x.search(c, dst, q, 1, k, o.Ef)
+	if err != nil {
+		return dst[:0], 0, err
 	}
-	return dst[:c.counts[0]], nil
+	return dst[:c.counts[0]], plan, nil
 }
 
-// queryBatch is QueryBatch without the fault guard.
-func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, k int) ([]Result, error) {
-	dim := x.cfg.Dim
-	if err := checkK(k); err != nil {
-		return dst[:0], err
+// queryBatch is QueryBatchWith without the fault guard.
+func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, o *QueryOptions) ([]Result, Plan, error) {
+	dim, k := x.cfg.Dim, o.K
+	if err := x.checkOptions(o); err != nil {
+		return dst[:0], 0, err
 	}
 	if len(queries)%dim != 0 {
-		return dst[:0], errorf(ErrDimension, "%d values is not a whole number of queries of dimension %d", len(queries), dim)
+		return dst[:0], 0, errorf(ErrDimension, "%d values is not a whole number of queries of dimension %d", len(queries), dim)
 	}
 	nq := len(queries) / dim
 	if len(counts) < nq {
-		return dst[:0], errorf(ErrInvalidArgument, "counts holds %d entries for %d queries", len(counts), nq)
+		return dst[:0], 0, errorf(ErrInvalidArgument, "counts holds %d entries for %d queries", len(counts), nq)
 	}
 	if !checkFinite(queries) {
-		return dst[:0], errorf(ErrNonFinite, "queries hold NaN or Inf")
+		return dst[:0], 0, errorf(ErrNonFinite, "queries hold NaN or Inf")
 	}
 	if err := x.checkMagnitude(queries, "query"); err != nil {
-		return dst[:0], err
+		return dst[:0], 0, err
 	}
 	if cap(dst) < nq*k {
 		dst = make([]Result, nq*k)
@@ -105,36 +121,79 @@ func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, k int)
 	dst = dst[:nq*k]
 	c := x.getCtx()
 	defer x.putCtx(c)
+	c.setFilter(&o.Filter)
+	var plan Plan
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
-		if err := x.search(c, dst[lo*k:(lo+m)*k], queries[lo*dim:(lo+m)*dim], m, k); err != nil {
-			return dst[:0], err
+		var err error
+		if plan, err = x.search(c, dst[lo*k:(lo+m)*k], queries[lo*dim:(lo+m)*dim], m, k, o.Ef); err != nil {
+			return dst[:0], 0, err
 		}
 		copy(counts[lo:lo+m], c.counts[:m])
 	}
-	return dst, nil
+	return dst, plan, nil
 }
 
-// search answers m (at most MaxBatch) checked queries: query j's results,
-// best first, go to dst[j*k:] and their number to c.counts[j].
-func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k int) error {
+// checkOptions validates a query's k and beam.
+func (x *Index) checkOptions(o *QueryOptions) error {
+	if err := checkK(o.K); err != nil {
+		return err
+	}
+	if o.Ef < 0 || o.Ef > hnsw.MaxEf {
+		return errorf(ErrInvalidArgument, "ef %d: want 0 (the index's) to %d", o.Ef, hnsw.MaxEf)
+	}
+	return nil
+}
+
+// setFilter makes c's filter f, its id sets sorted into c's scratch.
+func (c *queryCtx) setFilter(f *Filter) {
+	c.f = match.Filter{Owner: f.Owner, AllTags: f.AllTags, AnyTags: f.AnyTags, NoTags: f.NoTags}
+	if f.Allow != nil {
+		c.allow = c.f.Allow.Build(f.Allow, c.allow)
+	}
+	if len(f.Deny) > 0 {
+		c.deny = c.f.Deny.Build(f.Deny, c.deny)
+	}
+}
+
+// search answers m (at most MaxBatch) checked queries under c's filter:
+// query j's results, best first, go to dst[j*k:] and their number to
+// c.counts[j]. ef 0 is the index's beam.
+func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef int) (Plan, error) {
 	x.mu.RLock()
 	if err := x.damaged(); err != nil {
 		x.mu.RUnlock()
-		return err
+		return 0, err
 	}
 	kc, out := k, dst
 	if x.rerank != nil {
 		kc = x.candidates(k)
 		out = c.candBuffer(m, kc)
 	}
+	if ef == 0 {
+		ef = int(x.efSearch.Load())
+	}
+	ef = max(ef, kc)
 	s := x.live
 	qs := s.queryBuffer(c, m)
 	dim, ql := x.cfg.Dim, x.kern.QueryLen()
 	for j := 0; j < m; j++ {
 		x.prepare(c, qs[j*ql:(j+1)*ql], j, queries[j*dim:(j+1)*dim])
 	}
-	s.search(c, x.rt.workers(), qs, m, kc, x.ef(kc), out, c.counts[:m])
+	var plan Plan
+	if c.f.Active() {
+		var sp scopedPlan
+		sp = x.plan(c, s, kc, ef)
+		plan = sp.plan
+		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, &c.f, out, c.counts[:m])
+		if sp.holdsAttrs {
+			x.attrs.mu.RUnlock()
+		}
+	} else {
+		plan = s.plainPlan()
+		s.search(c, x.rt.workers(), qs, m, kc, ef, out, c.counts[:m])
+	}
+	x.plans[plan].Add(1)
 	if x.rerank != nil {
 		for j := 0; j < m; j++ {
 			c.counts[j] = x.rescore(c, j, out[j*kc:j*kc+c.counts[j]], dst[j*k:(j+1)*k])
@@ -144,7 +203,7 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k int) e
 	for j := 0; j < m; j++ {
 		x.finish(c, j, dst[j*k:j*k+c.counts[j]])
 	}
-	return nil
+	return plan, nil
 }
 
 // prepare lays q out into dst (QueryLen values) as the metric needs, and
@@ -213,9 +272,6 @@ func (x *Index) finish(c *queryCtx, j int, res []Result) {
 		}
 	}
 }
-
-// ef is the graph search's candidate list size for k results.
-func (x *Index) ef(k int) int { return max(int(x.efSearch.Load()), k) }
 
 // SetEfSearch sets how many candidates an HNSW search keeps (at least k is
 // always used): higher finds more true neighbours, slower.

@@ -3,6 +3,7 @@ package astral
 import (
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 )
@@ -33,6 +34,14 @@ type structure interface {
 	// search writes query j's k best, best first, to out[j*k:] and their
 	// number to counts[j]; a graph keeps ef candidates.
 	search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int)
+	// searchFiltered is search restricted to records that pass f, the way
+	// sp says.
+	searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int)
+	plainPlan() Plan // the plan of an unfiltered search
+
+	attr(id uint64) (match.Attr, bool)
+	setTags(id, tags uint64)                   // id is stored
+	eachAttr(fn func(id uint64, a match.Attr)) // every stored record's
 
 	bytesPerVector() float64
 	participants(p *pool.Pool) int // threads one query uses now, the caller included
@@ -48,7 +57,7 @@ func (s flatStructure) insert(b *batch, _ *pool.Pool) error {
 	stride := s.Kernel().Stride()
 	s.Reserve(len(b.ids))
 	for i, id := range b.ids {
-		if err := s.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i]); err != nil {
+		if err := s.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i], b.attr(i)); err != nil {
 			return err // unreachable: the engine checked the ids
 		}
 	}
@@ -90,6 +99,26 @@ func (s flatStructure) bytesPerVector() float64 {
 
 func (s flatStructure) participants(p *pool.Pool) int { return s.Participants(p) }
 
+func (flatStructure) plainPlan() Plan                     { return PlanScan }
+func (s flatStructure) attr(id uint64) (match.Attr, bool) { return s.Attr(id) }
+func (s flatStructure) setTags(id, tags uint64)           { s.SetTags(id, tags) }
+
+func (s flatStructure) searchFiltered(c *queryCtx, p *pool.Pool, _ []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	if sp.plan == PlanDirect {
+		s.SearchIDs(c.s, p, m, k, sp.cands, f, out, counts)
+		return
+	}
+	s.SearchFiltered(c.s, p, m, k, f, out, counts)
+}
+
+// column is c, or n zeros when the structure holds none.
+func column(c []uint64, n int) []uint64 {
+	if len(c) == n {
+		return c
+	}
+	return make([]uint64, n)
+}
+
 // graphStructure walks an HNSW graph, which takes inserts and deletes
 // beside searches.
 type graphStructure struct{ *hnsw.Graph }
@@ -108,7 +137,7 @@ func (s graphStructure) insert(b *batch, p *pool.Pool) error {
 	stride := s.Kernel().Stride()
 	s.Reserve(len(b.ids))
 	for i, id := range b.ids {
-		if err := s.Insert(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i]); err != nil {
+		if err := s.Insert(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i], b.attr(i)); err != nil {
 			return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
 		}
 	}
@@ -125,7 +154,7 @@ func (s graphStructure) build(b *batch, p *pool.Pool) error {
 	if s.Adjust() != score.AdjustScaleSubtract {
 		mul = nil
 	}
-	if err := s.Build(b.ids, b.recs, adj, mul, p, true); err != nil {
+	if err := s.Build(b.ids, b.recs, adj, mul, b.attrs, p, true); err != nil {
 		return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
 	}
 	return nil
@@ -164,3 +193,34 @@ func (s graphStructure) search(c *queryCtx, _ *pool.Pool, qs []float32, m, k, ef
 
 func (s graphStructure) bytesPerVector() float64   { return s.BytesPerVector() }
 func (graphStructure) participants(*pool.Pool) int { return 1 }
+
+func (graphStructure) plainPlan() Plan                             { return PlanGraph }
+func (s graphStructure) attr(id uint64) (match.Attr, bool)         { return s.Attr(id) }
+func (s graphStructure) setTags(id, tags uint64)                   { s.SetTags(id, tags) }
+func (s graphStructure) eachAttr(fn func(id uint64, a match.Attr)) { s.EachAttr(fn) }
+
+// offered is how many participants p offers: its workers and the caller.
+func offered(p *pool.Pool) int {
+	if p == nil {
+		return 1
+	}
+	return p.Workers() + 1
+}
+
+// searchFiltered walks the graph admitting only matches (PlanGraph), or
+// scores the matches exactly on p's workers and the caller: all of them
+// (PlanScan) or those among the candidates (PlanDirect).
+func (s graphStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	ql := s.Kernel().QueryLen()
+	for j := 0; j < m; j++ {
+		q, dst := qs[j*ql:(j+1)*ql], out[j*k:j*k:(j+1)*k]
+		switch sp.plan {
+		case PlanGraph:
+			counts[j] = len(s.SearchFiltered(c.graphSearcher(), q, k, sp.ef, f, dst))
+		case PlanScan:
+			counts[j] = len(s.Exact(c.exactSearcher(offered(p)), p, q, k, nil, f, dst))
+		default:
+			counts[j] = len(s.Exact(c.exactSearcher(offered(p)), p, q, k, sp.cands, f, dst))
+		}
+	}
+}

@@ -14,10 +14,11 @@ import (
 
 // Version is the format version this library writes; it reads
 // OldestVersion to Version. Version 2 added the storage kinds besides
-// E5M2, the scales section and the rerank copy; a version-1 file is a
-// version-2 file without them.
+// E5M2, the scales section and the rerank copy; version 3 the records'
+// attributes (tags, owners, payloads). An older file is a newer one
+// without what was added since.
 const (
-	Version       = 2
+	Version       = 3
 	OldestVersion = 1
 )
 
@@ -84,6 +85,7 @@ type Header struct {
 	Seed                        uint64
 	Rerank                      uint8 // storage of the rerank copy, 0 for none
 	RerankFactor                uint32
+	PayloadBytes                uint64 // version 3: the length of the payloads section, 0 for none
 	Sections                    []Section
 }
 
@@ -165,6 +167,7 @@ func (h *Header) Encode() []byte {
 	le.PutUint64(b[96:], h.Seed)
 	b[104] = h.Rerank
 	le.PutUint32(b[108:], h.RerankFactor)
+	le.PutUint64(b[112:], h.PayloadBytes)
 	for i, s := range h.Sections {
 		e := b[HeaderLen+i*SectionEntryLen:]
 		le.PutUint32(e[0:], uint32(s.Kind))
@@ -245,9 +248,10 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 	h.BlockWords, h.GraphFlags = le.Uint32(b[88:]), le.Uint32(b[92:])
 	h.Seed = le.Uint64(b[96:])
 	h.Rerank, h.RerankFactor = b[104], le.Uint32(b[108:])
+	h.PayloadBytes = le.Uint64(b[112:])
 	for i, c := range b[105:HeaderCRCOff] {
-		if c != 0 && (i+105 < 108 || i+105 >= 112) {
-			return nil, Errorf(ErrCorrupt, "reserved header bytes 105..107, 112..123 are not zero")
+		if c != 0 && (i+105 < 108 || i+105 >= 120) {
+			return nil, Errorf(ErrCorrupt, "reserved header bytes 105..107, 120..123 are not zero")
 		}
 	}
 	if err := f.CheckFields(h); err != nil {

@@ -1,0 +1,111 @@
+package astral
+
+import (
+	"math"
+
+	"github.com/astral-engine/astral/hnsw"
+)
+
+// scopedPlan is how one filtered search runs.
+type scopedPlan struct {
+	plan Plan
+	// cands are the candidate ids of PlanDirect: the allowlist or the
+	// owner's posting, whichever is smaller.
+	cands []uint64
+	ef    int // the graph's beam under PlanGraph
+	// holdsAttrs: cands is an owner's posting, read under attrs.mu held
+	// shared until the search ends.
+	holdsAttrs bool
+}
+
+const (
+	// directShare is the largest share of the records a candidate set may
+	// hold and still be scored directly: past it a scan that tests every
+	// record's words reads less than the id lookups and gathers cost.
+	directShare = 0.25
+	// exactShare is the share of matching records below which an HNSW
+	// index scores every match exactly instead of walking its graph: the
+	// walk would have to pass through ever more non-matching nodes to find
+	// k matches, and lose recall.
+	exactShare = 0.02
+	// widenFactor sets the beam of a filtered walk: about widenFactor·k
+	// matches must be found among the visited nodes, of which a share s
+	// match, so the beam grows as k·widenFactor/s.
+	widenFactor = 3
+	// directAlways is a candidate set small enough to score directly
+	// whatever the index holds.
+	directAlways = 2048
+)
+
+// direct reports whether m candidates of n records are scored directly.
+func (x *Index) direct(s structure, m, n int) bool {
+	if m <= directAlways {
+		return true
+	}
+	if s.kind() == KindHNSW {
+		return float64(m) < exactShare*float64(n)
+	}
+	return float64(m) <= directShare*float64(n)
+}
+
+// plan picks the cheapest exact-enough way to answer c's filter (active)
+// over s with kc results and beam ef; hold mu shared. When the plan's
+// holdsAttrs is set the caller releases attrs.mu after the search.
+func (x *Index) plan(c *queryCtx, s structure, kc, ef int) scopedPlan {
+	f := &c.f
+	n := s.Len()
+	var sp scopedPlan
+	if f.Allow.On {
+		sp.cands = f.Allow.IDs()
+	}
+	x.attrs.mu.RLock()
+	ready := x.attrs.ready.Load()
+	if f.Owner != 0 && ready {
+		group := x.attrs.owners[f.Owner]
+		if !f.Allow.On || len(group) < len(sp.cands) {
+			sp.cands = group
+			if sp.cands == nil {
+				sp.cands = []uint64{}
+			}
+			sp.holdsAttrs = true
+		}
+	}
+	if sp.cands != nil && x.direct(s, len(sp.cands), n) {
+		sp.plan = PlanDirect
+		if !sp.holdsAttrs {
+			x.attrs.mu.RUnlock()
+		}
+		return sp
+	}
+	est := n
+	if sp.cands != nil {
+		est = len(sp.cands)
+	}
+	if f.TestsAttrs() && ready {
+		est = min(est, x.attrs.estimate(f, n))
+	}
+	if sp.holdsAttrs {
+		// A large owner group: tested record by record, not looked up.
+		sp.holdsAttrs = false
+	}
+	x.attrs.mu.RUnlock()
+	sp.cands = nil
+	if s.kind() != KindHNSW {
+		sp.plan = PlanScan
+		return sp
+	}
+	share := float64(est) / float64(max(n, 1))
+	if share < exactShare {
+		sp.plan = PlanScan
+		return sp
+	}
+	sp.plan = PlanGraph
+	sp.ef = ef
+	if share < 1 {
+		sp.ef = int(math.Min(hnsw.MaxEf, math.Max(float64(ef), math.Ceil(widenFactor*float64(kc)/share))))
+	}
+	if d := f.Deny.Len(); d > 0 {
+		sp.ef = min(hnsw.MaxEf, sp.ef+d)
+	}
+	return sp
+}
