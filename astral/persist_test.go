@@ -385,6 +385,9 @@ func smallFiles(t testing.TB) map[string][]byte {
 		// The version-2 sections: scales, rerank copy, a block multiplier.
 		"flat-int8-l2-rerank": saved(t, testIndex(t, nil, KindFlat, L2, 30, 8, WithStorage(Int8), WithRerank(F16, 2))),
 		"hnsw-e4m3-l2-rerank": saved(t, testIndex(t, nil, KindHNSW, L2, 40, 8, WithHNSW(4, 20), WithStorage(E4M3), WithRerank(F32, 3))),
+		// The version-3 sections: tags, owners, payloads.
+		"flat-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 8), 40)),
+		"hnsw-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 8, WithHNSW(4, 20)), 50)),
 	}
 }
 
@@ -673,7 +676,7 @@ func TestInspectFile(t *testing.T) {
 	require.Equal(t, uint32(FormatVersion), info.Version)
 	require.Equal(t, KindHNSW, info.Structure)
 	require.Equal(t, uint64(x.Len()), info.Count)
-	require.Len(t, info.Sections, 4)
+	require.Len(t, info.Sections, 6)
 	for _, s := range info.Sections {
 		require.True(t, s.OK(), s.Name)
 	}
