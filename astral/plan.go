@@ -60,14 +60,13 @@ func (x *Index) plan(c *queryCtx, s structure, kc, ef int) scopedPlan {
 	}
 	x.attrs.mu.RLock()
 	ready := x.attrs.ready.Load()
+	var group []uint64
 	if f.Owner != 0 && ready {
-		group := x.attrs.owners[f.Owner]
+		if group = x.attrs.owners[f.Owner]; group == nil {
+			group = []uint64{}
+		}
 		if !f.Allow.On || len(group) < len(sp.cands) {
-			sp.cands = group
-			if sp.cands == nil {
-				sp.cands = []uint64{}
-			}
-			sp.holdsAttrs = true
+			sp.cands, sp.holdsAttrs = group, true
 		}
 	}
 	if sp.cands != nil && x.direct(s, len(sp.cands), n) {
@@ -77,24 +76,23 @@ func (x *Index) plan(c *queryCtx, s structure, kc, ef int) scopedPlan {
 		}
 		return sp
 	}
-	est := n
-	if sp.cands != nil {
-		est = len(sp.cands)
+	// Too many candidates to look up one by one: every record is tested.
+	share := 1.0
+	if ready {
+		share = x.attrs.share(f, n)
 	}
-	if f.TestsAttrs() && ready {
-		est = min(est, x.attrs.estimate(f, n))
+	if f.Allow.On {
+		share *= float64(f.Allow.Len()) / float64(max(n, 1))
 	}
-	if sp.holdsAttrs {
-		// A large owner group: tested record by record, not looked up.
-		sp.holdsAttrs = false
+	if group != nil {
+		share *= float64(len(group)) / float64(max(n, 1))
 	}
 	x.attrs.mu.RUnlock()
-	sp.cands = nil
+	sp.cands, sp.holdsAttrs = nil, false
 	if s.kind() != KindHNSW {
 		sp.plan = PlanScan
 		return sp
 	}
-	share := float64(est) / float64(max(n, 1))
 	if share < exactShare {
 		sp.plan = PlanScan
 		return sp

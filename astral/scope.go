@@ -133,21 +133,29 @@ func (s *attrStore) countTags(tags uint64, d int64) {
 	}
 }
 
-// estimate is an upper bound on how many of n records pass f's tag
-// conditions, from the per-tag counts; hold mu shared.
-func (s *attrStore) estimate(f *match.Filter, n int) int {
-	est := int64(n)
+// share estimates the share of n records that pass f's tag conditions
+// from the per-tag counts, taking the tags as independent; hold mu
+// shared.
+func (s *attrStore) share(f *match.Filter, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	of := func(tag int) float64 { return min(1, float64(s.tagCount[tag])/float64(n)) }
+	share := 1.0
 	for t := f.AllTags; t != 0; t &= t - 1 {
-		est = min(est, s.tagCount[bits.TrailingZeros64(t)])
+		share *= of(bits.TrailingZeros64(t))
 	}
 	if f.AnyTags != 0 {
-		var any int64
+		any := 0.0
 		for t := f.AnyTags; t != 0; t &= t - 1 {
-			any += s.tagCount[bits.TrailingZeros64(t)]
+			any += of(bits.TrailingZeros64(t))
 		}
-		est = min(est, any)
+		share *= min(1, any)
 	}
-	return int(max(est, 0))
+	for t := f.NoTags; t != 0; t &= t - 1 {
+		share *= 1 - of(bits.TrailingZeros64(t))
+	}
+	return share
 }
 
 // checkAttributes validates an AddWith's attributes.
