@@ -229,7 +229,7 @@ func (x *Index) addRerank(b *batch) error {
 	rs := x.rkern.Stride()
 	x.rerank.Reserve(len(b.ids))
 	for i, id := range b.ids {
-		if err := x.rerank.Add(id, b.rrecs[i*rs:(i+1)*rs], b.rbias[i], 1); err != nil {
+		if err := x.rerank.Add(id, b.rrecs[i*rs:(i+1)*rs], b.rbias[i], 1, match.Attr{}); err != nil {
 			return err // unreachable: ids were checked under writeMu
 		}
 	}

@@ -103,6 +103,14 @@ func (flatStructure) plainPlan() Plan                     { return PlanScan }
 func (s flatStructure) attr(id uint64) (match.Attr, bool) { return s.Attr(id) }
 func (s flatStructure) setTags(id, tags uint64)           { s.SetTags(id, tags) }
 
+func (s flatStructure) eachAttr(fn func(id uint64, a match.Attr)) {
+	p := s.Parts()
+	tags, owners := column(p.Tags, len(p.IDs)), column(p.Owners, len(p.IDs))
+	for i, id := range p.IDs {
+		fn(id, match.Attr{Tags: tags[i], Owner: owners[i]})
+	}
+}
+
 func (s flatStructure) searchFiltered(c *queryCtx, p *pool.Pool, _ []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
 	if sp.plan == PlanDirect {
 		s.SearchIDs(c.s, p, m, k, sp.cands, f, out, counts)
