@@ -344,7 +344,10 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			return nil, nil, errorf(ErrCorrupt, "rerank copy: %v", err)
 		}
 	}
-	tags, owners := file.WordsOf[uint64](sec(secTags)), file.WordsOf[uint64](sec(secOwners))
+	var tags, owners []uint64 // nil before version 3: all zero
+	if h.Version >= attrsVersion {
+		tags, owners = file.WordsOf[uint64](sec(secTags)), file.WordsOf[uint64](sec(secOwners))
+	}
 	if Kind(h.Structure) == KindFlat {
 		fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
 		fp.Tags, fp.Owners = tags, owners
