@@ -493,7 +493,7 @@ func TestPreviousFormatLoads(t *testing.T) {
 			y, err := l.load(t, nil, old.Bytes())
 			require.NoError(t, err, "%v/%s", kind, l.name)
 			require.Equal(t, want, answers(t, y, 5), "%v/%s", kind, l.name)
-			a, err := y.Attributes(10)
+			a, err := y.Attributes(11)
 			require.NoError(t, err)
 			require.Equal(t, Attributes{}, a)
 			res, _, err := y.QueryWith(nil, make([]float32, 8), QueryOptions{K: 3, Filter: Filter{AnyTags: 1}})
