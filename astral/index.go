@@ -394,9 +394,15 @@ type Stats struct {
 	Payloads       int     // records that hold a payload
 	PayloadBytes   int64   // their bytes (not in Bytes)
 	Owners         int     // distinct owners among the records
-	// Queries answered by each plan since the index was made or loaded
-	// (a batch counts once per MaxBatch queries).
-	ScanQueries, DirectQueries, GraphQueries uint64
+}
+
+// PlanCounts is how many searches each plan answered since the index was
+// made or loaded (a batch counts once per MaxBatch queries).
+type PlanCounts struct{ Scan, Direct, Graph uint64 }
+
+// PlanCounts returns the plans' counts so far.
+func (x *Index) PlanCounts() PlanCounts {
+	return PlanCounts{Scan: x.plans[PlanScan].Load(), Direct: x.plans[PlanDirect].Load(), Graph: x.plans[PlanGraph].Load()}
 }
 
 // Stats returns the index's current statistics.
@@ -414,6 +420,5 @@ func (x *Index) Stats() Stats {
 	x.attrs.mu.RLock()
 	st.Payloads, st.PayloadBytes, st.Owners = len(x.attrs.payloads), x.attrs.payBytes, len(x.attrs.owners)
 	x.attrs.mu.RUnlock()
-	st.ScanQueries, st.DirectQueries, st.GraphQueries = x.plans[PlanScan].Load(), x.plans[PlanDirect].Load(), x.plans[PlanGraph].Load()
 	return st
 }

@@ -178,9 +178,7 @@ func TestScopedPlans(t *testing.T) {
 	flat := s.index(t, nil, WithKind(KindFlat))
 	require.Equal(t, map[string]Plan{"none": PlanScan, "owner": PlanDirect, "allow": PlanDirect, "rare tag": PlanScan,
 		"common tag": PlanScan, "deny": PlanScan}, plans(flat))
-	st := flat.Stats()
-	require.Equal(t, uint64(4), st.ScanQueries)
-	require.Equal(t, uint64(2), st.DirectQueries)
+	require.Equal(t, PlanCounts{Scan: 4, Direct: 2}, flat.PlanCounts())
 	graph := s.index(t, nil, WithKind(KindHNSW))
 	require.Equal(t, map[string]Plan{"none": PlanGraph, "owner": PlanDirect, "allow": PlanDirect, "rare tag": PlanScan,
 		"common tag": PlanGraph, "deny": PlanGraph}, plans(graph))
