@@ -37,6 +37,9 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 			put32(b, int(h.Find(secLevel0).Offset)+int(h.Stride)+4*5, 1000)
 		}),
 		"flat-huge-count": forge(flatFile, func(b []byte) { put64(b, 56, 1<<40); put64(b, 64, 1<<40) }),
+		// Version 3: tags, owners and payloads.
+		"flat-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12)),
+		"hnsw-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 4, WithHNSW(2, 8)), 15)),
 	}
 	return seeds
 }
