@@ -6,24 +6,31 @@ GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
 
-.PHONY: all build bench deps lib vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
 
 all: build
 
+# The Debian packages for each job (scripts/install-deps.sh): make test and
+# the cross builds need them all; building needs a C compiler (cgo).
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
+deps-build:
+	@scripts/install-deps.sh build
+deps-install:
+	@scripts/install-deps.sh install
 
 build:
 	$(GO) build ./...
 	$(GO) build -o $(BIN) ./cmd/astral
 
 # libastral: build/libastral.so (SONAME libastral.so.0), build/libastral.a,
-# build/include/, and build/windows/astral.dll (mingw-w64).
-lib: deps
+# build/include/, and build/windows/astral.dll where mingw-w64 is installed
+# (make deps installs it; make lib needs only a C compiler).
+lib: deps-build
 	scripts/build-lib.sh
 
 # The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
-bench: deps build
+bench: deps-build build
 	./$(BIN) bench --data random --index flat --threads 0,1 --batch 1,16 --json build/bench-random.json
 
 vet:
