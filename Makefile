@@ -1,12 +1,15 @@
 # Astral: `make bench` builds and runs the reference benchmark; `make test`
-# runs every test. Both install what a fresh Debian machine lacks first.
+# runs every test; `make install PREFIX=...` installs libastral (docs/INSTALL.md).
+# Each installs what a fresh Debian machine lacks for it first.
 SHELL := /bin/bash
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all build bench deps deps-build deps-install lib vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
 
 all: build
 
@@ -28,6 +31,16 @@ build:
 # (make deps installs it; make lib needs only a C compiler).
 lib: deps-build
 	scripts/build-lib.sh
+
+# libastral into $(DESTDIR)$(PREFIX): the .so with its SONAME links, the .a,
+# astral.h and astral.hpp, the CMake package and pkg-config files. Only the
+# shipping library is built (build/cmake-install), not the tests.
+install: deps-install
+	cmake -S . -B build/cmake-install -DCMAKE_BUILD_TYPE=Release \
+	  -DASTRAL_BUILD_TESTS=OFF -DASTRAL_BUILD_EXAMPLES=OFF \
+	  -DCMAKE_INSTALL_PREFIX="$(abspath $(PREFIX))"
+	cmake --build build/cmake-install
+	DESTDIR="$(if $(DESTDIR),$(abspath $(DESTDIR)))" cmake --install build/cmake-install
 
 # The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
 bench: deps-build build
