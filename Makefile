@@ -9,7 +9,7 @@ FUZZTIME ?= 5s
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build bench deps deps-build deps-install lib install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal fuzz-short fuzz clean
 
 all: build
 
@@ -51,7 +51,7 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps vet check-gen test-go test-race test-noasm test-c test-unreal test-arm64 fuzz-short
+test: deps vet check-gen test-go test-race test-noasm test-c test-install test-unreal test-arm64 fuzz-short
 
 # The amd64 kernels are generated (kernel/_gen, its own module with no
 # dependencies): regenerate into a temp dir and fail on any difference.
@@ -87,6 +87,12 @@ test-long:
 # DLL export table, CMake package, recall_p50 against astral bench.
 test-c:
 	scripts/test-capi.sh
+
+# make install into a scratch prefix (and a DESTDIR), then a CMake host
+# (find_package) and a Makefile host (pkg-config, shared and --static) build
+# against it and run.
+test-install:
+	scripts/test-install.sh
 
 # The Unreal plugin without the engine: stand-in UE headers compile every
 # plugin .cpp (Linux, Mac, Win64), known mistakes must fail, a lint for the
