@@ -1,29 +1,49 @@
 # Astral: `make bench` builds and runs the reference benchmark; `make test`
-# runs every test. Both install what a fresh Debian machine lacks first.
+# runs every test; `make install PREFIX=...` installs libastral (docs/INSTALL.md).
+# Each installs what a fresh Debian machine lacks for it first.
 SHELL := /bin/bash
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 BIN := build/astral
 FUZZTIME ?= 5s
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all build bench deps lib vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal fuzz-short fuzz clean
 
 all: build
 
+# The Debian packages for each job (scripts/install-deps.sh): make test and
+# the cross builds need them all; building needs a C compiler (cgo).
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
+deps-build:
+	@scripts/install-deps.sh build
+deps-install:
+	@scripts/install-deps.sh install
 
 build:
 	$(GO) build ./...
 	$(GO) build -o $(BIN) ./cmd/astral
 
 # libastral: build/libastral.so (SONAME libastral.so.0), build/libastral.a,
-# build/include/, and build/windows/astral.dll (mingw-w64).
-lib: deps
+# build/include/, and build/windows/astral.dll where mingw-w64 is installed
+# (make deps installs it; make lib needs only a C compiler).
+lib: deps-build
 	scripts/build-lib.sh
 
+# libastral into $(DESTDIR)$(PREFIX): the .so with its SONAME links, the .a,
+# astral.h and astral.hpp, the CMake package and pkg-config files. Only the
+# shipping library is built (build/cmake-install), not the tests.
+install: deps-install
+	cmake -S . -B build/cmake-install -DCMAKE_BUILD_TYPE=Release \
+	  -DASTRAL_BUILD_TESTS=OFF -DASTRAL_BUILD_EXAMPLES=OFF \
+	  -DCMAKE_INSTALL_PREFIX="$(abspath $(PREFIX))"
+	cmake --build build/cmake-install
+	DESTDIR="$(if $(DESTDIR),$(abspath $(DESTDIR)))" cmake --install build/cmake-install
+
 # The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
-bench: deps build
+bench: deps-build build
 	./$(BIN) bench --data random --index flat --threads 0,1 --batch 1,16 --json build/bench-random.json
 
 vet:
@@ -31,7 +51,7 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: deps vet check-gen test-go test-race test-noasm test-c test-unreal test-arm64 fuzz-short
+test: deps vet check-gen test-go test-race test-noasm test-c test-install test-unreal test-arm64 fuzz-short
 
 # The amd64 kernels are generated (kernel/_gen, its own module with no
 # dependencies): regenerate into a temp dir and fail on any difference.
@@ -67,6 +87,12 @@ test-long:
 # DLL export table, CMake package, recall_p50 against astral bench.
 test-c:
 	scripts/test-capi.sh
+
+# make install into a scratch prefix (and a DESTDIR), then a CMake host
+# (find_package) and a Makefile host (pkg-config, shared and --static) build
+# against it and run.
+test-install:
+	scripts/test-install.sh
 
 # The Unreal plugin without the engine: stand-in UE headers compile every
 # plugin .cpp (Linux, Mac, Win64), known mistakes must fail, a lint for the

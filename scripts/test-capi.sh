@@ -13,11 +13,12 @@
 #   dll-exports   header vs build/windows/astral.dll's export table and
 #                 imports; minimal.c linked against it, astral.hpp compiled
 #                 by mingw g++
-#   install       cmake --install, then find_package(Astral) and pkg-config hosts
 #   recall-p50    recall_p50 on the reference workload from `astral fixture`
 #                 .fvecs: recall equal to `astral bench`'s, C p50 within
 #                 5 % + 2 us of the Go API's p50 measured in the same run
-# Needs: go, gcc, g++, cmake, pkg-config; gcc-mingw-w64-x86-64 for the DLL.
+# The installed package (make install, find_package and pkg-config hosts)
+# is scripts/test-install.sh's (make test-install).
+# Needs: go, gcc, g++, cmake; gcc-mingw-w64-x86-64 for the DLL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/go/bin:$PATH
@@ -99,24 +100,6 @@ dll_exports() {
   echo "NOTE: minimal.exe links against it (not run: no Windows here)"
 }
 
-install_hosts() {
-  local prefix=$PWD/$work/install
-  rm -rf "$prefix" "$work/consumer"
-  cmake --install build/cmake --prefix "$prefix"
-  # A CMake host: find_package(Astral), shared and static.
-  cmake -S tests/c/consumer -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix"
-  cmake --build "$work/consumer"
-  "$work/consumer/consumer_shared" | grep 'id 10 score'
-  "$work/consumer/consumer_static" | grep 'id 10 score'
-  ldd "$work/consumer/consumer_shared" | grep 'libastral.so.0 => .*install'
-  # A pkg-config host.
-  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-  gcc -std=c99 examples/cpp/minimal.c $(pkg-config --cflags --libs astral) \
-    -Wl,-rpath,"$prefix/lib" -o "$work/consumer/pkgconfig_minimal"
-  "$work/consumer/pkgconfig_minimal" | grep 'id 10 score'
-  echo "NOTE: find_package(Astral) shared + static, pkg-config astral $(pkg-config --modversion astral)"
-}
-
 recall_p50() {
   go build -o "$work/astral" ./cmd/astral
   local base=$work/random-base.fvecs queries=$work/random-queries.fvecs
@@ -153,7 +136,6 @@ step ctest ctest_plain
 step ctest-asan ctest_asan
 step exports exports
 step dll-exports dll_exports
-step install install_hosts
 step recall-p50 recall_p50
 
 summary test-capi
