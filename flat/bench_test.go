@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
@@ -29,7 +30,7 @@ func BenchmarkSearch100k(b *testing.B) {
 		for c := range dim {
 			rec[c] = kernel.EncodeE5M2(float32(r.NormFloat64() * 0.05))
 		}
-		if err := x.Add(uint64(i), rec, float32(1+r.Float64()), 1); err != nil {
+		if err := x.Add(uint64(i), rec, float32(1+r.Float64()), 1, match.Attr{}); err != nil {
 			b.Fatal(err)
 		}
 	}

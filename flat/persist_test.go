@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
 )
@@ -26,10 +27,10 @@ func TestPartsRoundTrip(t *testing.T) {
 	y.Detach()
 	before := append([]byte{}, frozen...)
 	require.NoError(t, y.Remove(ids[0]))
-	require.NoError(t, y.Add(1, recs[:x.stride], 0, 1))
+	require.NoError(t, y.Add(1, recs[:x.stride], 0, 1, match.Attr{}))
 	require.Equal(t, before, frozen, "Detach: writes leave the parts alone")
 	require.NoError(t, x.Remove(ids[0]))
-	require.NoError(t, x.Add(1, recs[:x.stride], 0, 1))
+	require.NoError(t, x.Add(1, recs[:x.stride], 0, 1, match.Attr{}))
 	require.Equal(t, search(x, s, nil, 10, q), search(y, s, nil, 10, q))
 }
 
@@ -62,6 +63,6 @@ func TestFromPartsRefuses(t *testing.T) {
 	require.NoError(t, err)
 	empty, err := FromParts(x.kern, score.AdjustScale, Parts{})
 	require.NoError(t, err)
-	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5, 1))
+	require.NoError(t, empty.Add(1, recs[:x.stride], 0.5, 1, match.Attr{}))
 	require.Equal(t, []float32{0.5}, empty.bias)
 }
