@@ -189,8 +189,8 @@ func (j *job) RunPart(i int) {
 	if j.nq > 1 && cap(pt.scratch) < x.kern.QueryLen() {
 		pt.scratch = make([]float32, x.kern.QueryLen())
 	}
-	if j.plan != planAll && cap(pt.sel) < chunk {
-		pt.sel = make([]uint32, chunk)
+	if j.plan != planAll && cap(pt.sel) < 2*chunk {
+		pt.sel = make([]uint32, 2*chunk) // a chunk pending and the next one
 	}
 	lo, hi := n*i/j.nparts, n*(i+1)/j.nparts
 	switch j.plan {
@@ -232,20 +232,26 @@ func (j *job) scanFiltered(pt *part, lo, hi int) {
 		}
 		return
 	}
+	// Sparse chunks' matches wait in pending until a chunk's worth is
+	// gathered in one call: the gather's prefetch then runs ahead of more
+	// records than one chunk holds.
+	pending := 0
 	for base := lo; base < hi; base += chunk {
 		m := min(chunk, hi-base)
-		sel := x.selectAttrs(pt.sel[:m], base, f)
-		switch {
-		case len(sel) == 0:
-		case len(sel)*100 > m*densePercent:
+		sel := x.selectAttrs(pt.sel[pending:pending+m], base, f)
+		if len(sel)*100 > m*densePercent {
 			scores := j.scoreChunk(pt, base, m)
 			for q := 0; q < j.nq; q++ {
 				offerDense(&pt.top[q], scores[q*m:(q+1)*m], sel, base, x.ids, f)
 			}
-		default:
-			j.gather(pt, sel)
+			continue
+		}
+		if pending += len(sel); pending >= chunk {
+			j.gather(pt, pt.sel[:chunk])
+			pending = copy(pt.sel, pt.sel[chunk:pending])
 		}
 	}
+	j.gather(pt, pt.sel[:pending])
 }
 
 // scoreIDs offers the candidates that are stored and pass j.f, gathered a
