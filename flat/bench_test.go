@@ -3,12 +3,75 @@ package flat
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
+
+// benchShares are the shares of records holding tag bits 0, 1, ...: the
+// issue's selectivities first, then the steps BenchmarkDenseBreakEven
+// walks through.
+var benchShares = []float64{0.001, 0.01, 0.1, 0.5, 1.0 / 16, 1.0 / 8, 1.0 / 4, 3.0 / 8, 3.0 / 4, 7.0 / 8}
+
+// breakEvenFilters are BenchmarkDenseBreakEven's filters, by share: one
+// tag bit of 1/16 to 7/8, then one every record passes.
+var breakEvenFilters = []struct {
+	share float64
+	f     match.Filter
+}{
+	{1.0 / 16, match.Filter{AllTags: 1 << 4}}, {1.0 / 8, match.Filter{AllTags: 1 << 5}},
+	{1.0 / 4, match.Filter{AllTags: 1 << 6}}, {3.0 / 8, match.Filter{AllTags: 1 << 7}},
+	{1.0 / 2, match.Filter{AllTags: 1 << 3}}, {3.0 / 4, match.Filter{AllTags: 1 << 8}},
+	{7.0 / 8, match.Filter{AllTags: 1 << 9}}, {1, match.Filter{NoTags: 1 << 63}},
+}
+
+var bench100k struct {
+	once sync.Once
+	x    *Index
+	qs   [][]float32
+}
+
+// index100k is 100,000 × 384 E5M2 records with cosine's adjustment and
+// tags drawn by benchShares (from their own seed, so the records are those
+// BenchmarkSearch100k always timed), and MaxBatch queries; built once.
+func index100k(b *testing.B) (*Index, [][]float32) {
+	bench100k.once.Do(func() {
+		const n, dim = 100000, 384
+		k, err := kernel.New(nil, dim, kernel.E5M2)
+		if err != nil {
+			panic(err)
+		}
+		r := rand.New(rand.NewPCG(42, 1024))
+		tr := rand.New(rand.NewPCG(42, 4242))
+		x := New(k, score.AdjustScale)
+		x.Reserve(n)
+		rec := make([]byte, k.Stride())
+		for i := range n {
+			for c := range dim {
+				rec[c] = kernel.EncodeE5M2(float32(r.NormFloat64() * 0.05))
+			}
+			var a match.Attr
+			for bit, p := range benchShares {
+				if tr.Float64() < p {
+					a.Tags |= 1 << bit
+				}
+			}
+			if err := x.Add(uint64(i), rec, float32(1+r.Float64()), 1, a); err != nil {
+				panic(err)
+			}
+		}
+		qs := make([][]float32, MaxBatch)
+		for i := range qs {
+			qs[i] = randomQuery(r, dim)
+		}
+		bench100k.x, bench100k.qs = x, qs
+	})
+	return bench100k.x, bench100k.qs
+}
 
 // BenchmarkSearch100k times exact search of 100,000 × 384 E5M2 records
 // with cosine's adjustment: one query and a batch of 16, serial and with
@@ -16,27 +79,7 @@ import (
 //
 //	go test -run '^$' -bench Search100k ./flat/
 func BenchmarkSearch100k(b *testing.B) {
-	const n, dim = 100000, 384
-	k, err := kernel.New(nil, dim, kernel.E5M2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(42, 1024))
-	x := New(k, score.AdjustScale)
-	x.Reserve(n)
-	rec := make([]byte, k.Stride())
-	for i := range n {
-		for c := range dim {
-			rec[c] = kernel.EncodeE5M2(float32(r.NormFloat64() * 0.05))
-		}
-		if err := x.Add(uint64(i), rec, float32(1+r.Float64()), 1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	qs := make([][]float32, MaxBatch)
-	for i := range qs {
-		qs[i] = randomQuery(r, dim)
-	}
+	x, qs := index100k(b)
 	p, err := pool.New(pool.Options{Workers: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -56,5 +99,96 @@ func BenchmarkSearch100k(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkSearchFiltered times the scan plan, serial, one query, k 10, at
+// each issue selectivity (one tag bit), beside the unfiltered search of
+// the same index: compare their ratios within one run (wall and
+// cpu-ns/op).
+//
+//	go test -run '^$' -bench 'SearchFiltered' -count 6 ./flat/ | benchstat -col /filter -
+func BenchmarkSearchFiltered(b *testing.B) {
+	x, qs := index100k(b)
+	s := NewSearcher(1)
+	layout(x, s, qs[0])
+	dst, counts := make([]score.Result, 10), make([]int, 1)
+	b.Run("filter=none", func(b *testing.B) {
+		loopCPU(b, func() { x.Search(s, nil, 1, 10, dst, counts) })
+	})
+	for bit, share := range benchShares[:4] {
+		f := match.Filter{AllTags: 1 << bit}
+		b.Run(fmt.Sprintf("filter=tags:%g", share), func(b *testing.B) {
+			loopCPU(b, func() { x.SearchFiltered(s, nil, 1, 10, &f, dst, counts) })
+		})
+	}
+}
+
+// BenchmarkSearchIDs times the direct plan, serial, one query, k 10, over
+// an allowlist of 100, 1,000 and 10,000 stored ids, beside the unfiltered
+// search of the same index.
+//
+//	go test -run '^$' -bench 'SearchIDs' -count 6 ./flat/ | benchstat -col /filter -
+func BenchmarkSearchIDs(b *testing.B) {
+	x, qs := index100k(b)
+	s := NewSearcher(1)
+	layout(x, s, qs[0])
+	dst, counts := make([]score.Result, 10), make([]int, 1)
+	b.Run("filter=none", func(b *testing.B) {
+		loopCPU(b, func() { x.Search(s, nil, 1, 10, dst, counts) })
+	})
+	r := rand.New(rand.NewPCG(7, 77))
+	for _, n := range []int{100, 1000, 10000} {
+		ids := make([]uint64, n)
+		for i, v := range r.Perm(x.Len())[:n] {
+			ids[i] = uint64(v)
+		}
+		var f match.Filter
+		f.Allow.Build(ids, nil)
+		b.Run(fmt.Sprintf("filter=allow:%d", n), func(b *testing.B) {
+			loopCPU(b, func() { x.SearchIDs(s, nil, 1, 10, f.Allow.IDs(), &f, dst, counts) })
+		})
+	}
+}
+
+// BenchmarkDenseBreakEven times the scan plan at shares around the
+// dense/sparse switch with every chunk gathered and with every chunk
+// scored whole, one query and a batch of 16: densePercent is where the
+// first stops being faster.
+//
+//	go test -run '^$' -bench 'DenseBreakEven' -count 6 ./flat/ | benchstat -col /path -
+func BenchmarkDenseBreakEven(b *testing.B) {
+	x, qs := index100k(b)
+	saved := densePercent
+	defer func() { densePercent = saved }()
+	for _, nq := range []int{1, MaxBatch} {
+		s := NewSearcher(1)
+		layout(x, s, qs[:nq]...)
+		dst, counts := make([]score.Result, nq*10), make([]int, nq)
+		for _, bf := range breakEvenFilters {
+			f := bf.f
+			for _, path := range []struct {
+				name    string
+				percent int
+			}{{"gather", 100}, {"whole", 0}} {
+				b.Run(fmt.Sprintf("batch=%d/share=%.4f/path=%s", nq, bf.share, path.name), func(b *testing.B) {
+					densePercent = path.percent
+					loopCPU(b, func() { x.SearchFiltered(s, nil, nq, 10, &f, dst, counts) })
+				})
+			}
+		}
+	}
+}
+
+// loopCPU times body with b.Loop and also reports the process CPU time per
+// call (cpu-ns/op): on a shared machine a serial search's wall time swings
+// with the other load, its CPU time much less.
+func loopCPU(b *testing.B, body func()) {
+	start := cpuTime()
+	for b.Loop() {
+		body()
+	}
+	if start >= 0 {
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
@@ -27,7 +28,7 @@ func newTestIndex(t testing.TB, r *rand.Rand, n, dim int, dupEvery int) (*Index,
 		}
 		recs[i] = rec
 		// Ids out of slot order, so "ties by id" differs from "ties by slot".
-		require.NoError(t, x.Add(uint64(n-i)*7, rec, 0, 1))
+		require.NoError(t, x.Add(uint64(n-i)*7, rec, 0, 1, match.Attr{}))
 	}
 	return x, recs
 }
@@ -148,7 +149,7 @@ func TestSearchAllocatesNothing(t *testing.T) {
 func TestAddRemove(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	x, recs := newTestIndex(t, r, 100, 64, 0)
-	require.ErrorIs(t, x.Add(7, recs[0], 0, 1), ErrDuplicateID)
+	require.ErrorIs(t, x.Add(7, recs[0], 0, 1, match.Attr{}), ErrDuplicateID)
 	require.ErrorIs(t, x.Remove(12345), ErrNotFound)
 	// Remove half, then check search against brute force and the slab.
 	for i := 0; i < 100; i += 2 {

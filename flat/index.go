@@ -10,6 +10,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -33,13 +34,15 @@ var (
 )
 
 // Index holds records in one contiguous, 64-byte-aligned slab with their ids
-// beside them. It is not safe for concurrent mutation; the caller
+// and attributes beside them. It is not safe for concurrent mutation; the caller
 // synchronises (astral.Index does).
 type Index struct {
 	kern   *kernel.Kernel
 	stride int
 	slab   []byte // len = capacity*stride; records [0, n) are live
 	ids    []uint64
+	tags   []uint64 // per-record tag mask, slot order
+	owners []uint64 // per-record owner key, slot order
 	adjust score.Adjust
 	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
 	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
@@ -64,8 +67,10 @@ func (x *Index) Len() int { return len(x.ids) }
 // Kernel returns the kernel scoring the records.
 func (x *Index) Kernel() *kernel.Kernel { return x.kern }
 
-// Bytes is the memory the records, ids and bias take.
-func (x *Index) Bytes() int { return len(x.slab) + cap(x.ids)*8 + (cap(x.bias)+cap(x.scale))*4 }
+// Bytes is the memory the records, ids, attributes and bias take.
+func (x *Index) Bytes() int {
+	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners))*8 + (cap(x.bias)+cap(x.scale))*4
+}
 
 // Has reports whether id is stored.
 func (x *Index) Has(id uint64) bool { _, ok := x.slots[id]; return ok }
@@ -89,6 +94,8 @@ func (x *Index) Reserve(n int) {
 	copy(slab, x.slab[:len(x.ids)*x.stride])
 	x.slab = slab
 	x.ids = growCap(x.ids, n)
+	x.tags = growCap(x.tags, n)
+	x.owners = growCap(x.owners, n)
 	if x.bias != nil {
 		x.bias = growCap(x.bias, n)
 	}
@@ -114,9 +121,9 @@ func alignedBytes(n int) []byte {
 }
 
 // Add stores one encoded record (Stride bytes, zero-padded) under id, with
-// its adjust value and its multiplier (read only by
-// score.score.AdjustScaleSubtract).
-func (x *Index) Add(id uint64, rec []byte, bias, scale float32) error {
+// its adjust value, its multiplier (read only by score.AdjustScaleSubtract)
+// and its attributes (a match.Attr{} for none).
+func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) error {
 	if _, dup := x.slots[id]; dup {
 		return ErrDuplicateID
 	}
@@ -124,6 +131,8 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32) error {
 	i := len(x.ids)
 	copy(x.slab[i*x.stride:(i+1)*x.stride], rec)
 	x.ids = append(x.ids, id)
+	x.tags = append(x.tags, a.Tags)
+	x.owners = append(x.owners, a.Owner)
 	if x.bias != nil {
 		x.bias = append(x.bias, bias)
 	}
@@ -145,6 +154,8 @@ func (x *Index) Remove(id uint64) error {
 	if int(i) != last {
 		copy(x.Record(int(i)), x.Record(last))
 		x.ids[i] = x.ids[last]
+		x.tags[i] = x.tags[last]
+		x.owners[i] = x.owners[last]
 		if x.bias != nil {
 			x.bias[i] = x.bias[last]
 		}
@@ -155,6 +166,8 @@ func (x *Index) Remove(id uint64) error {
 	}
 	clear(x.Record(last))
 	x.ids = x.ids[:last]
+	x.tags = x.tags[:last]
+	x.owners = x.owners[:last]
 	if x.bias != nil {
 		x.bias = x.bias[:last]
 	}
@@ -164,6 +177,29 @@ func (x *Index) Remove(id uint64) error {
 	delete(x.slots, id)
 	return nil
 }
+
+// SetTags changes a stored record's tags without touching its vector;
+// false if id is not stored. Like Add, it needs an index that owns its
+// memory (Detach after FromParts).
+func (x *Index) SetTags(id, tags uint64) bool {
+	i, ok := x.slots[id]
+	if ok {
+		x.tags[i] = tags
+	}
+	return ok
+}
+
+// Attr returns a stored record's attributes.
+func (x *Index) Attr(id uint64) (match.Attr, bool) {
+	i, ok := x.slots[id]
+	if !ok {
+		return match.Attr{}, false
+	}
+	return x.attr(int(i)), true
+}
+
+// attr is the attributes of the record in slot i.
+func (x *Index) attr(i int) match.Attr { return match.Attr{Tags: x.tags[i], Owner: x.owners[i]} }
 
 // Snapshot copies every record, id, Adjust value and multiplier, in slot
 // order: the input of an HNSW build that replaces this index. adj is nil

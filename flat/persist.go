@@ -13,29 +13,34 @@ var ErrCorrupt = errors.New("flat: corrupt parts")
 
 // Parts is a flat index's storage as a file holds it: the records
 // (stride bytes each, slot order), their ids, Adjust values (nil for
-// AdjustNone) and AdjustScaleSubtract multipliers (nil otherwise).
+// AdjustNone), AdjustScaleSubtract multipliers (nil otherwise), and each
+// record's tags and owner (nil in FromParts: all zero, as a file written
+// before attributes existed).
 type Parts struct {
 	Records []byte
 	IDs     []uint64
 	Adjust  []float32
 	Scales  []float32
+	Tags    []uint64
+	Owners  []uint64
 }
 
 // Parts returns the live records and what goes with them as the index
-// holds them: no copy. The slices are valid until the next Add, Remove or
-// Detach; the caller excludes writers while it reads them.
+// holds them: no copy. The slices are valid until the next Add, Remove,
+// SetTags or Detach; the caller excludes writers while it reads them.
 func (x *Index) Parts() Parts {
 	n := len(x.ids)
-	return Parts{Records: x.slab[:n*x.stride], IDs: x.ids, Adjust: x.bias, Scales: x.scale}
+	return Parts{Records: x.slab[:n*x.stride], IDs: x.ids, Adjust: x.bias, Scales: x.scale, Tags: x.tags, Owners: x.owners}
 }
 
 // FromParts returns an index over p (len(p.IDs) records of k.Stride()
 // bytes, one Adjust value each but for AdjustNone, one multiplier each
-// for AdjustScaleSubtract only), using the slices in place: they may
-// alias read-only memory (a mapped file) as long as the caller calls
-// Detach before the first Add or Remove. Searches read them; nothing is
-// copied. It fails, wrapping ErrCorrupt, when the lengths disagree or an
-// id repeats.
+// for AdjustScaleSubtract only, tags and owners one each or nil), using the
+// slices in place: they may alias read-only memory (a mapped file) as long
+// as the caller calls Detach before the first Add, Remove or SetTags.
+// Searches read them; nothing is copied but a nil attribute column, which
+// becomes zeros. It fails, wrapping ErrCorrupt, when the lengths disagree
+// or an id repeats.
 func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	recs, ids, bias, scales := p.Records, p.IDs, p.Adjust, p.Scales
 	if k == nil || adjust > score.AdjustScaleSubtract {
@@ -58,6 +63,9 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	if adjust == score.AdjustScaleSubtract && len(scales) != n || adjust != score.AdjustScaleSubtract && len(scales) != 0 {
 		return nil, fmt.Errorf("%w: %d multipliers for %d records", ErrCorrupt, len(scales), n)
 	}
+	if p.Tags != nil && len(p.Tags) != n || p.Owners != nil && len(p.Owners) != n {
+		return nil, fmt.Errorf("%w: %d tag and %d owner words for %d records", ErrCorrupt, len(p.Tags), len(p.Owners), n)
+	}
 	slots := make(map[uint64]int32, n)
 	for i, id := range ids {
 		if _, dup := slots[id]; dup {
@@ -69,6 +77,7 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	// Full slices: the first Add finds no room and copies (Reserve).
 	x.slab = recs[:len(recs):len(recs)]
 	x.ids = ids[:n:n]
+	x.tags, x.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
 	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {
@@ -84,8 +93,17 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	return x, nil
 }
 
-// Detach copies the records, ids and Adjust values into memory of the
-// index's own, so it no longer reads the slices given to FromParts.
+// attrColumn is an attribute column of n records for FromParts: c in
+// place, or zeros when the parts have none.
+func attrColumn(c []uint64, n int) []uint64 {
+	if c == nil {
+		return make([]uint64, n)
+	}
+	return c[:n:n]
+}
+
+// Detach copies the records, ids, attributes and Adjust values into memory
+// of the index's own, so it no longer reads the slices given to FromParts.
 // Searches must not run meanwhile (the caller holds its write lock).
 func (x *Index) Detach() {
 	n := len(x.ids)
@@ -93,6 +111,8 @@ func (x *Index) Detach() {
 	copy(slab, x.slab[:n*x.stride])
 	x.slab = slab
 	x.ids = append(make([]uint64, 0, n), x.ids...)
+	x.tags = append(make([]uint64, 0, n), x.tags...)
+	x.owners = append(make([]uint64, 0, n), x.owners...)
 	if x.bias != nil {
 		x.bias = append(make([]float32, 0, n), x.bias...)
 	}
