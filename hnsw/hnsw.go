@@ -1,7 +1,8 @@
 // Package hnsw is Astral's approximate index: a hierarchical navigable
-// small world graph (Malkov & Yashunin, 2016) over E5M2 records, scored by
-// the same kernels and in the same order as the exact index, so a graph
-// result carries the very score flat search would give it.
+// small world graph (Malkov & Yashunin, 2016) over records of any storage
+// kind (E5M2, E4M3, int8, f16, f32), scored by the same kernels and in the
+// same order as the exact index, so a graph result carries the very score
+// flat search would give it.
 //
 // # Layout
 //
