@@ -212,7 +212,7 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 	// below the count hold written nodes (allocate).
 	g.allocMu.Lock()
 	st := g.st.Load()
-	work := st.n
+	n, work := st.n, st.n
 	if cands != nil {
 		work = len(cands)
 		defer g.allocMu.Unlock() // workers read the id map
@@ -224,7 +224,7 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 		avail += p.Workers()
 	}
 	nparts := min(avail, len(e.parts), max(1, work*g.recBytes/minShardBytes))
-	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: st.n, cands: cands, f: *f, parts: e.parts, nparts: nparts}
+	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts}
 	if nparts > 1 {
 		p.Run(&e.job, nparts)
 	} else {
