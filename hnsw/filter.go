@@ -66,8 +66,8 @@ func (st *storage) attr(slot uint32) match.Attr {
 // keep the ef best passing nodes seen; the k best of them are appended to
 // dst[:0], best first. Every scored node is offered to the results, not
 // only those entering the beam. Upper levels ignore the filter. ef is the
-// caller's: a selective filter needs a wider one (see the package
-// README's "Scoped search" table). Scores are Search's for the same node;
+// caller's: a selective filter needs a wider one (BenchmarkFilteredTable
+// measures how much). Scores are Search's for the same node;
 // with a filter that passes everything the results are Search's. With
 // cap(dst) >= k and a warmed-up s it allocates nothing.
 func (g *Graph) SearchFiltered(s *Searcher, qp []float32, k, ef int, f *match.Filter, dst []score.Result) []score.Result {
@@ -246,7 +246,8 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 
 // RunPart scans participant i's share: a slot range, or a run of cands.
 func (j *exactJob) RunPart(i int) {
-	g, st, f, pt := j.g, j.st, &j.f, &j.parts[i]
+	g, st, pt := j.g, j.st, &j.parts[i]
+	f := j.f // a local copy stays in registers through the loops
 	pt.top.Reset(j.k)
 	if cap(pt.slots) < exactChunk {
 		pt.slots, pt.scores = make([]uint32, exactChunk), make([]float32, exactChunk)

@@ -108,6 +108,9 @@ func TestAttributesSurvive(t *testing.T) {
 		}
 		first = g
 	}
+	plain := newGraph(t, d, Config{M: 8, EfConstruction: 32})
+	require.NoError(t, plain.Build(d.ids, d.recs, d.adj, nil, nil, nil, true))
+	require.NotEqual(t, first.Digest(), plain.Digest(), "the digest covers attributes")
 	// Inserts one at a time, through growth.
 	g := newGraph(t, d, Config{M: 8, EfConstruction: 32})
 	for i := range d.n() {

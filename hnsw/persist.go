@@ -163,11 +163,11 @@ func (v *View) Tombstones(dst []uint32) []uint32 {
 	return dst
 }
 
-// FromParts returns a graph over p's words, used in place: Level0 and
-// Upper may alias read-only memory (a mapped file) as long as the caller
-// calls Detach before the first Insert, Build, Delete, SetTags or Compact. cfg must
-// be the saved graph's (M fixes the block layout; Seed and KeepPruned
-// shape later inserts).
+// FromParts returns a graph over p's words, used in place: Level0, Upper
+// and the attribute columns may alias read-only memory (a mapped file) as
+// long as the caller calls Detach before the first Insert, Build, Delete,
+// SetTags or Compact. cfg must be the saved graph's (M fixes the block
+// layout; Seed and KeepPruned shape later inserts).
 //
 // Every word is checked before the graph is returned, on p's workers plus
 // the caller (p nil: serially): link counts at most 2·M (M above level 0),
