@@ -9,7 +9,7 @@ FUZZTIME ?= 5s
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build bench deps deps-build deps-install lib install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib check-elf install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal fuzz-short fuzz clean
 
 all: build
 
@@ -31,6 +31,12 @@ build:
 # (make deps installs it; make lib needs only a C compiler).
 lib: deps-build
 	scripts/build-lib.sh
+
+# Where the shipped Linux library loads: its glibc floor (the plugin
+# README's) and TLS size; make test runs it as test-capi's elf step.
+check-elf: lib
+	scripts/check-elf.sh --self-test
+	scripts/check-elf.sh build/libastral.so
 
 # libastral into $(DESTDIR)$(PREFIX): the .so with its SONAME links, the .a,
 # astral.h and astral.hpp, the CMake package and pkg-config files. Only the

@@ -1,7 +1,3 @@
-// Package astral is Astral's Go API: a Runtime of worker threads shared by
-// every index, and Index, vector memory for games: add, remove and query
-// embeddings stored as 8-bit E5M2, with exact results that are the same
-// bits whatever the thread count.
 package astral
 
 import (

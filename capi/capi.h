@@ -16,7 +16,8 @@
 /* Size of each thread's last-error buffer, NUL included. */
 #define CAPI_ERROR_SIZE 1024
 
-/* The calling thread's last-error buffer: CAPI_ERROR_SIZE bytes. */
+/* The calling thread's last-error buffer: CAPI_ERROR_SIZE bytes, allocated on
+ * its first call; NULL when that allocation fails. */
 CAPI_HIDDEN char *capi_error_buffer(void);
 
 /* astral_last_error's body. */

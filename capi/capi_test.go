@@ -138,7 +138,7 @@ func TestCallsBeforeInitAndAfterShutdown(t *testing.T) {
 func TestInitValidates(t *testing.T) {
 	lockThread(t)
 	size := uint32(sizeofInit())
-	requireFails(t, stInvalid, initRaw(size-1, 0, 0, nil, false), "astral_init", "struct_size")
+	requireFails(t, stInvalid, initRaw(uint32(minInitSize)-1, 0, 0, nil, false), "astral_init", "struct_size")
 	requireFails(t, stInvalid, initRaw(0, 0, 0, nil, false), "astral_init", "struct_size")
 	requireFails(t, stInvalid, initRaw(size, -2, 0, nil, false), "astral_init", "thread count -2")
 	requireFails(t, stInvalid, initRaw(size, astral.MaxThreads+1, 0, nil, false), "astral_init", "thread count")
@@ -156,6 +156,30 @@ func TestInitValidates(t *testing.T) {
 		require.Equal(t, stOK, shutdown())
 		requireFails(t, stInvalid, initRaw(size, 1, pinFlag, []int32{1 << 20}, false), "astral_init", "CPU")
 	}
+}
+
+func TestInitCapsGOMAXPROCS(t *testing.T) {
+	lockThread(t)
+	loaded := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(loaded) })
+
+	require.Equal(t, stOK, initProcs(0, 1), lastError())
+	require.Equal(t, 1, runtime.GOMAXPROCS(0), "serial: the caller alone")
+	require.Equal(t, stOK, shutdown())
+	require.Equal(t, 1, runtime.GOMAXPROCS(0), "kept until the next astral_init")
+
+	require.Equal(t, stOK, initProcs(1, uint32(loaded)+4), lastError())
+	require.Equal(t, loaded, runtime.GOMAXPROCS(0), "a cap never raises it")
+	require.Equal(t, stOK, shutdown())
+
+	requireFails(t, stInvalid, initProcs(2, 2), "astral_init", "max_procs 2: want at least the 2 workers + 1")
+	require.Nil(t, reg.rt, "a refused cap leaves the library uninitialized")
+
+	require.Equal(t, stOK, initProcs(0, 1), lastError())
+	require.Equal(t, stOK, shutdown())
+	require.Equal(t, stOK, initProcs(0, 0), lastError())
+	require.Equal(t, loaded, runtime.GOMAXPROCS(0), "0 restores the setting as loaded")
+	require.Equal(t, stOK, shutdown())
 }
 
 func TestHandleTable(t *testing.T) {

@@ -79,6 +79,11 @@ func astral_debug_go_mallocs() C.uint64_t {
 	return C.uint64_t(ms.Mallocs)
 }
 
+//export astral_debug_go_max_procs
+func astral_debug_go_max_procs() C.uint32_t {
+	return C.uint32_t(runtime.GOMAXPROCS(0))
+}
+
 //export astral_debug_fixture
 func astral_debug_fixture(name *C.char, n, queryCount, dimension C.size_t, base, queries *C.float) (st C.AstralStatus) {
 	const fn = "astral_debug_fixture"

@@ -54,7 +54,11 @@ func setError(fn, msg string) {
 	// called from C are locked already; Go callers (tests) are not.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(C.capi_error_buffer())), C.CAPI_ERROR_SIZE)
+	p := C.capi_error_buffer()
+	if p == nil {
+		return // out of memory: the status alone tells the failure
+	}
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(p)), C.CAPI_ERROR_SIZE)
 	n := copyMessage(buf[:len(buf)-1], shortened(fn+": "+strings.ReplaceAll(msg, "\x00", ""), len(buf)-1))
 	buf[n] = 0
 }

@@ -6,6 +6,8 @@ package main
 import "C"
 
 import (
+	"os"
+	"runtime"
 	"unsafe"
 
 	"github.com/astral-engine/astral/astral"
@@ -24,7 +26,7 @@ import (
 // first released layouts; keep them when appending fields (for a struct
 // that has grown: the offset of its first appended field).
 const (
-	minInitSize         = unsafe.Sizeof(C.AstralInit{})
+	minInitSize         = unsafe.Offsetof(C.AstralInit{}.max_procs)
 	minIndexOptionsSize = unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage)
 	minStatsSize        = unsafe.Offsetof(C.AstralStats{}.rerank_storage)
 	// maxStructSize bounds struct_size: a larger one is garbage, not a
@@ -110,8 +112,44 @@ func astral_init(init *C.AstralInit) (st C.AstralStatus) {
 	if err != nil {
 		return failErr(fn, err)
 	}
+	if limit := int(cfg.max_procs); limit > 0 && limit < rt.Threads()+1 {
+		rt.Close()
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "max_procs %d: want at least the %d workers + 1 (the caller), or 0", limit, rt.Threads())
+	}
+	procs.apply(int(cfg.max_procs))
 	reg.rt = rt
 	return statusOK
+}
+
+// procs is the library's GOMAXPROCS setting; reg.mu guards it.
+var procs procsSetting
+
+// procsSetting caps GOMAXPROCS (AstralInit.max_procs) and undoes the cap.
+type procsSetting struct {
+	loaded  int  // GOMAXPROCS before the first cap; 0 until then
+	fromEnv bool // the process gave GOMAXPROCS in its environment
+	capped  bool
+}
+
+// apply sets GOMAXPROCS to limit, never above the setting the library
+// loaded with; 0 restores that setting: the environment's value, else the
+// runtime's default, which then follows CPU and cgroup changes again.
+func (p *procsSetting) apply(limit int) {
+	if p.loaded == 0 {
+		p.loaded = runtime.GOMAXPROCS(0)
+		_, p.fromEnv = os.LookupEnv("GOMAXPROCS")
+	}
+	switch {
+	case limit > 0:
+		runtime.GOMAXPROCS(min(limit, p.loaded))
+		p.capped = true
+	case p.capped && p.fromEnv:
+		runtime.GOMAXPROCS(p.loaded)
+		p.capped = false
+	case p.capped:
+		runtime.SetDefaultGOMAXPROCS()
+		p.capped = false
+	}
 }
 
 //export astral_shutdown

@@ -101,6 +101,15 @@ func initRuntime(threads int) status {
 	return astral_init(&cfg)
 }
 
+// initProcs starts the runtime with threads workers and max_procs.
+func initProcs(threads int32, maxProcs uint32) status {
+	a := newCArray[C.AstralInit](1)
+	defer a.free()
+	cfg := &a.slice()[0]
+	*cfg = C.AstralInit{struct_size: C.uint32_t(unsafe.Sizeof(C.AstralInit{})), thread_count: C.int32_t(threads), max_procs: C.uint32_t(maxProcs)}
+	return astral_init(cfg)
+}
+
 // initRaw passes an AstralInit as a host would, cpus in C memory.
 func initRaw(size uint32, threads int32, flags uint32, cpus []int32, nilCPUs bool) status {
 	a := newCArray[C.AstralInit](1)

@@ -21,7 +21,7 @@ func benchBuild(b *testing.B, d *data, workers int, deterministic bool) *Graph {
 	defer p.Close()
 	g := newGraph(b, d, Config{Seed: 1})
 	start := time.Now()
-	if err := g.Build(d.ids, d.recs, d.adj, nil, p, deterministic); err != nil {
+	if err := g.Build(d.ids, d.recs, d.adj, nil, nil, p, deterministic); err != nil {
 		b.Fatal(err)
 	}
 	el := time.Since(start)

@@ -6,15 +6,16 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 )
 
 // Build inserts len(ids) records (recs holds them back to back, kernel
-// stride apart) with their adjust values (nil for AdjustNone) and
-// multipliers (one per id for AdjustScaleSubtract, else nil), in parallel
-// on p's workers plus the caller (p nil: serially). On an error nothing is
-// inserted.
+// stride apart) with their adjust values (nil for AdjustNone),
+// multipliers (one per id for AdjustScaleSubtract, else nil) and
+// attributes (one per id, or nil: all zero), in parallel on p's workers
+// plus the caller (p nil: serially). On an error nothing is inserted.
 //
 // With deterministic set, the graph is the same, bit for bit, for the same
 // prior graph and input whatever p's worker count (and on every CPU, since
@@ -25,7 +26,7 @@ import (
 // concurrently, in hnswlib's manner. Either way the result is a valid
 // graph while inserts, deletes and searches run alongside; only the
 // deterministic mode's guarantee needs Build to be the sole writer.
-func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, p *pool.Pool, deterministic bool) error {
+func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, attrs []match.Attr, p *pool.Pool, deterministic bool) error {
 	n := len(ids)
 	if len(recs) != n*g.recBytes {
 		return ErrRecordSize
@@ -35,6 +36,9 @@ func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, p *pool.
 	}
 	if g.adjust == score.AdjustScaleSubtract && len(scales) != n || g.adjust != score.AdjustScaleSubtract && scales != nil {
 		return errors.New("hnsw: Build needs one multiplier per id for AdjustScaleSubtract, else none")
+	}
+	if attrs != nil && len(attrs) != n {
+		return errors.New("hnsw: Build needs one attribute per id, or none")
 	}
 	if n == 0 {
 		return nil
@@ -50,21 +54,11 @@ func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, p *pool.
 	}
 	g.gate.RLock()
 	defer g.gate.RUnlock()
-	first, err := g.allocate(ids, levels)
+	first, err := g.allocate(ids, levels, &nodes{recs: recs, adj: adj, scales: scales, attrs: attrs})
 	if err != nil {
 		return err
 	}
 	st := g.st.Load()
-	for i := range ids {
-		a, m := float32(0), float32(1)
-		if adj != nil {
-			a = adj[i]
-		}
-		if scales != nil {
-			m = scales[i]
-		}
-		g.writeNode(st, first+uint32(i), recs[i*g.recBytes:(i+1)*g.recBytes], a, m)
-	}
 	b := &builder{g: g, st: st, p: p, first: first, levels: levels}
 	b.ss = make([]*Searcher, 1)
 	if p != nil {

@@ -1,7 +1,8 @@
 // Package hnsw is Astral's approximate index: a hierarchical navigable
-// small world graph (Malkov & Yashunin, 2016) over E5M2 records, scored by
-// the same kernels and in the same order as the exact index, so a graph
-// result carries the very score flat search would give it.
+// small world graph (Malkov & Yashunin, 2016) over records of any storage
+// kind (E5M2, E4M3, int8, f16, f32), scored by the same kernels and in the
+// same order as the exact index, so a graph result carries the very score
+// flat search would give it.
 //
 // # Layout
 //
@@ -38,6 +39,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -236,31 +238,41 @@ func (g *Graph) Reserve(n int) {
 func (g *Graph) lock(slot uint32) *sync.Mutex { return &g.locks[slot&(nLocks-1)] }
 
 // Insert adds one record (kernel stride bytes, zero-padded, as flat stores
-// it) under id with its adjust value and its multiplier (read only by
-// score.AdjustScaleSubtract).
-func (g *Graph) Insert(id uint64, rec []byte, adj, scale float32) error {
+// it) under id with its adjust value, its multiplier (read only by
+// score.AdjustScaleSubtract) and its attributes.
+func (g *Graph) Insert(id uint64, rec []byte, adj, scale float32, a match.Attr) error {
 	if len(rec) != g.recBytes {
 		return ErrRecordSize
 	}
 	level := g.levelFor(id)
 	g.gate.RLock()
 	defer g.gate.RUnlock()
-	slot, err := g.allocate([]uint64{id}, []uint8{uint8(level)})
+	in := nodes{recs: rec, adj: []float32{adj}, scales: []float32{scale}, attrs: []match.Attr{a}}
+	slot, err := g.allocate([]uint64{id}, []uint8{uint8(level)}, &in)
 	if err != nil {
 		return err
 	}
-	st := g.st.Load()
-	g.writeNode(st, slot, rec, adj, scale)
 	s := g.scratch()
-	g.connect(st, s, slot, level)
+	g.connect(g.st.Load(), s, slot, level)
 	g.release(s)
 	return nil
 }
 
+// nodes is what allocate writes into new slots: records back to back,
+// and per node an adjust value, a multiplier and attributes (each nil:
+// zero, multiplier 1).
+type nodes struct {
+	recs        []byte
+	adj, scales []float32
+	attrs       []match.Attr
+}
+
 // allocate hands out consecutive slots for ids (all new and distinct) and
-// writes their ids, levels and upper-list offsets. The gate must be held
+// writes their ids, levels, upper-list offsets and in's records and
+// attributes, all before the slots count as handed out: Exact reads every
+// slot below the count it sees under allocMu. The gate must be held
 // shared; allocate lets go of it while it grows the storage.
-func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
+func (g *Graph) allocate(ids []uint64, levels []uint8, in *nodes) (uint32, error) {
 	up := 0
 	for _, l := range levels {
 		up += g.upperWords(int(l))
@@ -282,6 +294,7 @@ func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
 			first := uint32(st.n)
 			for i, id := range ids {
 				slot := first + uint32(i)
+				g.writeNode(st, slot, in, i)
 				h := g.head(slot)
 				st.words[h+hIDLo], st.words[h+hIDHi] = uint32(id), uint32(id>>32)
 				if l := int(levels[i]); l > 0 {
@@ -302,15 +315,29 @@ func (g *Graph) allocate(ids []uint64, levels []uint8) (uint32, error) {
 	}
 }
 
-// writeNode stores a node's record, adjust value and multiplier before it
-// is linked.
-func (g *Graph) writeNode(st *storage, slot uint32, rec []byte, adj, scale float32) {
-	copy(g.record(st, slot), rec)
+// writeNode stores input i of in (record, adjust value, multiplier,
+// attributes) into slot before it is linked.
+func (g *Graph) writeNode(st *storage, slot uint32, in *nodes, i int) {
+	copy(g.record(st, slot), in.recs[i*g.recBytes:(i+1)*g.recBytes])
 	h := g.head(slot)
+	var adj float32
+	if in.adj != nil {
+		adj = in.adj[i]
+	}
 	st.words[h+hAdj] = math.Float32bits(adj)
 	if g.adjust == score.AdjustScaleSubtract {
+		scale := float32(1)
+		if in.scales != nil {
+			scale = in.scales[i]
+		}
 		st.words[h-1] = math.Float32bits(scale)
 	}
+	var a match.Attr
+	if in.attrs != nil {
+		a = in.attrs[i]
+	}
+	atomic.StoreUint64(&st.tags[slot], a.Tags)
+	st.owners[slot] = a.Owner
 }
 
 // Delete tombstones id: searches stop returning it at once, while it keeps
@@ -368,9 +395,23 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []score.Result)
 	k = min(k, MaxEf)
 	ef = min(max(ef, k), MaxEf)
 	st := g.st.Load()
+	if !g.descend(st, s, qp, ef) {
+		return dst
+	}
+	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
+	for _, e := range s.res.Sorted()[:min(k, s.res.Len())] {
+		dst = append(dst, e.Result())
+	}
+	return dst
+}
+
+// descend readies s for a level-0 search of width ef and walks the upper
+// levels down to it, leaving level 0's entry points in s.entries; false
+// for an empty graph.
+func (g *Graph) descend(st *storage, s *Searcher, qp []float32, ef int) bool {
 	ep := st.entry.Load()
 	if ep == noEntry {
-		return dst
+		return false
 	}
 	s.begin(st.cap, g.maxM0, ef)
 	cur := g.score1(st, s, qp, 0, uint32(ep))
@@ -389,11 +430,7 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []score.Result)
 		s.entries = append(s.entries[:0], s.res.Entries()...)
 		s.res.Reset(ef)
 	}
-	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
-	for _, e := range s.res.Sorted()[:min(k, s.res.Len())] {
-		dst = append(dst, e.Result())
-	}
-	return dst
+	return true
 }
 
 // entryOf turns a kernel dot of slot into its scored entry: the record's

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
@@ -21,13 +22,13 @@ func TestRecallClustered(t *testing.T) {
 			switch mode {
 			case "insert":
 				for i := 0; i < d.n(); i++ {
-					require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
+					require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{}))
 				}
 			default:
 				p, err := pool.New(pool.Options{Workers: 1})
 				require.NoError(t, err)
 				defer p.Close()
-				require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, p, mode == "deterministic"))
+				require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, p, mode == "deterministic"))
 			}
 			require.Equal(t, n, g.Len())
 			r := recall(t, g, d, truth, 10, 200)
@@ -48,7 +49,7 @@ func TestMetrics(t *testing.T) {
 		d := load(t, "clustered", sized(1500, 500), 50, 48, adjust)
 		truth := exact(t, d, nil, 10)
 		g := newGraph(t, d, Config{Seed: 2})
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, true))
 		r := recall(t, g, d, truth, 10, 100)
 		t.Logf("adjust %d: recall %.4f", adjust, r)
 		require.GreaterOrEqual(t, r, 0.98)
@@ -66,7 +67,7 @@ func TestLevel0HoldsMoreThanM(t *testing.T) {
 	d := load(t, "clustered", sized(2000, 800), 1, 64, score.AdjustScale)
 	for _, deterministic := range []bool{false, true} {
 		g := newGraph(t, d, Config{M: 8, Seed: 3})
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, deterministic))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, deterministic))
 		st := g.Stats()
 		over := 0
 		for c, nodes := range st.Level0Links {
@@ -103,8 +104,8 @@ func TestDeterministicBuild(t *testing.T) {
 		g := newGraph(t, d, Config{Seed: 4})
 		// Two calls: the second extends a graph, as a growing index does.
 		half := n / 2
-		require.NoError(t, g.Build(d.ids[:half], d.recs[:half*d.k.Stride()], d.adj[:half], nil, p, true))
-		require.NoError(t, g.Build(d.ids[half:], d.recs[half*d.k.Stride():], d.adj[half:], nil, p, true))
+		require.NoError(t, g.Build(d.ids[:half], d.recs[:half*d.k.Stride()], d.adj[:half], nil, nil, p, true))
+		require.NoError(t, g.Build(d.ids[half:], d.recs[half*d.k.Stride():], d.adj[half:], nil, nil, p, true))
 		return g.Digest()
 	}
 	one := digest(0, true)
@@ -115,7 +116,7 @@ func TestDeterministicBuild(t *testing.T) {
 
 	// A different seed draws different levels: a different graph.
 	g := newGraph(t, d, Config{Seed: 5})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, true))
 	require.NotEqual(t, one, g.Digest())
 }
 
@@ -130,7 +131,7 @@ func TestDeterministicAcrossKernels(t *testing.T) {
 		require.NoError(t, err)
 		g, err := New(k, score.AdjustScale, Config{Seed: 4})
 		require.NoError(t, err)
-		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
+		require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, true))
 		got := []uint64{g.Digest()}
 		for i := 0; i < d.n(); i += 3 {
 			require.NoError(t, g.Delete(d.ids[i]))
@@ -151,7 +152,7 @@ func TestBytesPerVector(t *testing.T) {
 	d := load(t, "clustered", sized(3000, 1000), 1, 384, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 16, EfConstruction: 32, Seed: 1})
 	require.Equal(t, 532, g.bstride)
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, false))
 	bpv := g.BytesPerVector()
 	t.Logf("%d nodes: %.2f bytes/vector; Bytes %d", d.n(), bpv, g.Bytes())
 	require.LessOrEqual(t, bpv, 540.0)
@@ -181,7 +182,7 @@ func TestLevelsAreSeeded(t *testing.T) {
 func TestSearchZeroAlloc(t *testing.T) {
 	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 6})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, false))
 	require.NoError(t, g.Delete(d.ids[0])) // tombstones on the path too
 	s := NewSearcher()
 	dst := make([]score.Result, 0, 10)
@@ -201,7 +202,7 @@ func TestSearchZeroAlloc(t *testing.T) {
 func TestDeleteLeavesResultsAtOnce(t *testing.T) {
 	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 7})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, false))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, false))
 	s := NewSearcher()
 	gone := map[uint64]bool{}
 	for _, qp := range d.qps {
@@ -230,7 +231,7 @@ func TestDeleteLeavesResultsAtOnce(t *testing.T) {
 		break
 	}
 	i := int(back - 1000)
-	require.NoError(t, g.Insert(back, d.rec(i), d.adj[i], 1))
+	require.NoError(t, g.Insert(back, d.rec(i), d.adj[i], 1, match.Attr{}))
 	found := false
 	for _, r := range g.Search(s, d.rec2query(i), 1, 64, nil) {
 		found = found || r.ID == back
@@ -245,7 +246,7 @@ func TestCompact(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	g := newGraph(t, d, Config{Seed: 8})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, p, true))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, p, true))
 	before := g.Bytes()
 	dead := func(i int) bool { return i%5 == 2 || (i > n/2 && i < n/2+n/20) } // scattered and a run
 	for i := 0; i < n; i++ {
@@ -263,7 +264,7 @@ func TestCompact(t *testing.T) {
 	require.NoError(t, err)
 	defer p1.Close()
 	g2 := newGraph(t, d, Config{Seed: 8})
-	require.NoError(t, g2.Build(d.ids, d.recs, d.adj, nil, p, true))
+	require.NoError(t, g2.Build(d.ids, d.recs, d.adj, nil, nil, p, true))
 	for i := 0; i < n; i++ {
 		if dead(i) {
 			require.NoError(t, g2.Delete(d.ids[i]))
@@ -289,7 +290,7 @@ func TestCompact(t *testing.T) {
 			ids, recs, adj = append(ids, d.ids[i]), append(recs, d.rec(i)...), append(adj, d.adj[i])
 		}
 	}
-	require.NoError(t, clean.Build(ids, recs, adj, nil, p, true))
+	require.NoError(t, clean.Build(ids, recs, adj, nil, nil, p, true))
 	ref := recall(t, clean, d, truth, 10, 200)
 	t.Logf("recall@10 ef 200: tombstoned %.4f, compacted %.4f, clean build %.4f", tomb, after, ref)
 	require.GreaterOrEqual(t, after, ref-0.01)
@@ -312,7 +313,7 @@ func TestCompact(t *testing.T) {
 	// with nothing to do.
 	for i := 0; i < n; i++ {
 		if dead(i) {
-			require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
+			require.NoError(t, g.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{}))
 		}
 	}
 	require.Equal(t, n, g.Len())
@@ -339,20 +340,20 @@ func TestHostileInputs(t *testing.T) {
 	require.Equal(t, -1, g.Stats().EntryLevel)
 
 	// Bad records and ids.
-	require.ErrorIs(t, g.Insert(1, d.rec(0)[:10], 1, 1), ErrRecordSize)
-	require.NoError(t, g.Insert(d.ids[0], d.rec(0), d.adj[0], 1))
-	require.ErrorIs(t, g.Insert(d.ids[0], d.rec(1), d.adj[1], 1), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5, 5}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, true), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5, d.ids[0]}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, true), ErrDuplicateID)
-	require.ErrorIs(t, g.Build([]uint64{5}, d.recs[:3], d.adj[:1], nil, nil, true), ErrRecordSize)
-	require.Error(t, g.Build([]uint64{5}, d.recs[:d.k.Stride()], nil, nil, nil, true), "cosine needs adjust values")
+	require.ErrorIs(t, g.Insert(1, d.rec(0)[:10], 1, 1, match.Attr{}), ErrRecordSize)
+	require.NoError(t, g.Insert(d.ids[0], d.rec(0), d.adj[0], 1, match.Attr{}))
+	require.ErrorIs(t, g.Insert(d.ids[0], d.rec(1), d.adj[1], 1, match.Attr{}), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5, 5}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, nil, true), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5, d.ids[0]}, d.recs[:2*d.k.Stride()], d.adj[:2], nil, nil, nil, true), ErrDuplicateID)
+	require.ErrorIs(t, g.Build([]uint64{5}, d.recs[:3], d.adj[:1], nil, nil, nil, true), ErrRecordSize)
+	require.Error(t, g.Build([]uint64{5}, d.recs[:d.k.Stride()], nil, nil, nil, nil, true), "cosine needs adjust values")
 	require.Equal(t, 1, g.Len(), "failed calls insert nothing")
-	require.NoError(t, g.Build(nil, nil, nil, nil, nil, true))
+	require.NoError(t, g.Build(nil, nil, nil, nil, nil, nil, true))
 
 	// One node: k and ef beyond the graph.
 	res := g.Search(s, qp, 10, 1, nil)
 	require.Len(t, res, 1)
-	require.NoError(t, g.Build(d.ids[1:], d.recs[d.k.Stride():], d.adj[1:], nil, nil, false))
+	require.NoError(t, g.Build(d.ids[1:], d.recs[d.k.Stride():], d.adj[1:], nil, nil, nil, false))
 	for _, c := range []struct{ k, ef, want int }{
 		{0, 10, 0}, {-1, 10, 0}, {5, 1, 5}, {5, -3, 5}, {1000, 10, 300}, {10, 1 << 30, 10}, {1 << 30, 0, 300},
 	} {
@@ -370,18 +371,18 @@ func TestHostileInputs(t *testing.T) {
 	g.Compact(nil)
 	require.Zero(t, g.Stats().Nodes)
 	require.Empty(t, g.Search(s, qp, 10, 50, nil))
-	require.NoError(t, g.Insert(7, d.rec(3), d.adj[3], 1))
+	require.NoError(t, g.Insert(7, d.rec(3), d.adj[3], 1, match.Attr{}))
 	require.Len(t, g.Search(s, qp, 10, 50, nil), 1)
 
 	// Inserts behind a deleted entry point link to it, which routes,
 	// rather than stay unreachable until Compact.
 	g4 := newGraph(t, d, Config{M: 4})
-	require.NoError(t, g4.Insert(d.ids[0], d.rec(0), d.adj[0], 1))
+	require.NoError(t, g4.Insert(d.ids[0], d.rec(0), d.adj[0], 1, match.Attr{}))
 	require.NoError(t, g4.Delete(d.ids[0]))
 	for i := 1; i < 60; i++ {
-		require.NoError(t, g4.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
+		require.NoError(t, g4.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{}))
 	}
-	require.NoError(t, g4.Build(d.ids[60:80], d.recs[60*d.k.Stride():80*d.k.Stride()], d.adj[60:80], nil, nil, true))
+	require.NoError(t, g4.Build(d.ids[60:80], d.recs[60*d.k.Stride():80*d.k.Stride()], d.adj[60:80], nil, nil, nil, true))
 	res = g4.Search(s, qp, 100, 100, nil)
 	require.Len(t, res, 79)
 	checkResults(t, d, qp, res)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/astral-engine/astral/internal/fpenv"
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
@@ -50,6 +51,10 @@ type Parts struct {
 	// Tombstones lists the deleted slots in ascending order: exactly the
 	// blocks flagged deleted.
 	Tombstones []uint32
+	// Tags and Owners are the nodes' attributes in slot order, Nodes each,
+	// or nil for all zero. Used in place as Level0 is (copied when not
+	// 8-byte aligned, as atomic loads need).
+	Tags, Owners []uint64
 	// Visit, when set, is called with each run of ChunkNodes nodes' level-0
 	// words (run i, in slot order) just before FromParts checks them, from
 	// several goroutines at once: a caller checksums the words there while
@@ -140,6 +145,14 @@ func (v *View) Upper(dst []uint32) []uint32 {
 	return dst
 }
 
+// Attrs appends the attributes of slots [lo, hi) to dst.
+func (v *View) Attrs(dst []match.Attr, lo, hi int) []match.Attr {
+	for slot := lo; slot < hi; slot++ {
+		dst = append(dst, match.Attr{Tags: atomic.LoadUint64(&v.st.tags[slot]), Owner: v.st.owners[slot]})
+	}
+	return dst
+}
+
 // Tombstones appends the deleted slots, ascending, to dst.
 func (v *View) Tombstones(dst []uint32) []uint32 {
 	for slot := range uint32(v.st.n) {
@@ -150,11 +163,11 @@ func (v *View) Tombstones(dst []uint32) []uint32 {
 	return dst
 }
 
-// FromParts returns a graph over p's words, used in place: Level0 and
-// Upper may alias read-only memory (a mapped file) as long as the caller
-// calls Detach before the first Insert, Build, Delete or Compact. cfg must
-// be the saved graph's (M fixes the block layout; Seed and KeepPruned
-// shape later inserts).
+// FromParts returns a graph over p's words, used in place: Level0, Upper
+// and the attribute columns may alias read-only memory (a mapped file) as
+// long as the caller calls Detach before the first Insert, Build, Delete,
+// SetTags or Compact. cfg must be the saved graph's (M fixes the block
+// layout; Seed and KeepPruned shape later inserts).
 //
 // Every word is checked before the graph is returned, on p's workers plus
 // the caller (p nil: serially): link counts at most 2·M (M above level 0),
@@ -234,6 +247,9 @@ func fromParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, worke
 	if p.Upper[0] != 0 {
 		return nil, nil, fmt.Errorf("%w: upper word 0 is %#x, unused words hold 0", ErrCorrupt, p.Upper[0])
 	}
+	if p.Tags != nil && len(p.Tags) != n || p.Owners != nil && len(p.Owners) != n {
+		return nil, nil, fmt.Errorf("%w: %d tags and %d owners for %d nodes", ErrCorrupt, len(p.Tags), len(p.Owners), n)
+	}
 	return g, newValidator(g, p, workers), nil
 }
 
@@ -244,8 +260,21 @@ func (g *Graph) install(p Parts) {
 	if len(st.words) > 0 {
 		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
 	}
+	st.tags, st.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
 	st.entry.Store(p.Entry)
 	g.st.Store(st)
+}
+
+// attrColumn is an attribute column of n slots from parts: col itself
+// when 8-byte aligned (atomic loads need it), else a copy; zeros for nil.
+func attrColumn(col []uint64, n int) []uint64 {
+	if col == nil {
+		return make([]uint64, n)
+	}
+	if n > 0 && uintptr(unsafe.Pointer(&col[0]))%8 != 0 {
+		return append(make([]uint64, 0, n), col...)
+	}
+	return col[:n:n]
 }
 
 // fillIDs fills the id map from v's checked chunks in the background and
@@ -679,6 +708,8 @@ func (g *Graph) Detach() {
 	ns := g.newStorage(st.n, st.upLen)
 	copy(ns.words, st.words[:st.n*g.bw])
 	copy(ns.up, st.up[:st.upLen])
+	copy(ns.tags, st.tags[:st.n])
+	copy(ns.owners, st.owners[:st.n])
 	ns.n, ns.upLen = st.n, st.upLen
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)

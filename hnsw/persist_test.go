@@ -3,6 +3,7 @@ package hnsw
 import (
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func viewParts(t testing.TB, g *Graph) Parts {
 func TestFromPartsRoundTrip(t *testing.T) {
 	d := load(t, "clustered", sized(3000, 800), 16, 32, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 8, EfConstruction: 64})
-	require.NoError(t, g.Build(d.ids[:d.n()-10], d.recs[:(d.n()-10)*d.k.Stride()], d.adj[:d.n()-10], nil, nil, true))
+	require.NoError(t, g.Build(d.ids[:d.n()-10], d.recs[:(d.n()-10)*d.k.Stride()], d.adj[:d.n()-10], nil, nil, nil, true))
 	for i := 0; i < d.n()-10; i += 37 {
 		require.NoError(t, g.Delete(d.ids[i]))
 	}
@@ -46,8 +47,8 @@ func TestFromPartsRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		g2.Detach()
 		for i := d.n() - 10; i < d.n(); i++ {
-			require.NoError(t, h.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
-			require.NoError(t, g2.Insert(d.ids[i], d.rec(i), d.adj[i], 1))
+			require.NoError(t, h.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{}))
+			require.NoError(t, g2.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{}))
 		}
 		require.NoError(t, h.Delete(d.ids[1]))
 		require.NoError(t, g2.Delete(d.ids[1]))
@@ -60,7 +61,7 @@ func TestFromPartsRoundTrip(t *testing.T) {
 func TestFromPartsRefuses(t *testing.T) {
 	d := load(t, "random", 50, 1, 32, score.AdjustNone)
 	g := newGraph(t, d, Config{M: 4})
-	require.NoError(t, g.Build(d.ids, d.recs, nil, nil, nil, true))
+	require.NoError(t, g.Build(d.ids, d.recs, nil, nil, nil, nil, true))
 	p := viewParts(t, g)
 	bad := p
 	bad.Nodes++
@@ -89,7 +90,7 @@ func TestFromPartsRefuses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, empty.Len())
 	empty.Detach()
-	require.NoError(t, empty.Insert(1, d.rec(0), 0, 1))
+	require.NoError(t, empty.Insert(1, d.rec(0), 0, 1, match.Attr{}))
 	require.Equal(t, 1, empty.Len())
 }
 
@@ -136,7 +137,7 @@ func TestCheckIDsReusedTable(t *testing.T) {
 func TestOpenParts(t *testing.T) {
 	d := load(t, "clustered", sized(2000, 600), 16, 32, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 8, EfConstruction: 64})
-	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, true))
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, true))
 	p := viewParts(t, g)
 	s := NewSearcher()
 	for _, workers := range []int{0, 2} {

@@ -12,6 +12,7 @@ type Searcher struct {
 	epoch   uint32
 	cand    candHeap
 	res     score.TopK // the ef best live nodes seen
+	pass    score.TopK // SearchFiltered: the best live nodes that pass the filter
 	links   []uint32   // one node's links
 	ids     []uint32   // the unvisited ones, for one kernel call
 	scores  []float32  // their scores

@@ -51,8 +51,8 @@ func (g *Graph) Stats() Stats {
 }
 
 // Digest is a 64-bit FNV-1a hash of the graph's content: entry point, and
-// per slot the record, adjust value, id, state (level, deleted, level-0
-// count) and every list. Two graphs with the same digest hold the same
+// per slot the record, adjust value, id, attributes, state (level,
+// deleted, level-0 count) and every list. Two graphs with the same digest hold the same
 // bits (list versions aside: they count writes, not content). Call it
 // while no writer runs.
 func (g *Graph) Digest() uint64 {
@@ -76,6 +76,9 @@ func (g *Graph) Digest() uint64 {
 		hd := g.head(slot)
 		put(uint64(st.words[hd+hAdj]))
 		put(g.idOf(st, slot))
+		a := st.attr(slot)
+		put(a.Tags)
+		put(a.Owner)
 		f := g.flags(st, slot)
 		put(uint64(f &^ verMask))
 		for l := 0; l <= levelOfFlags(f); l++ {

@@ -72,6 +72,11 @@ type storage struct {
 	// then L lists of [count, M links]. up[0] is unused so 0 means none.
 	up  []uint32
 	cap int // slots words can hold
+	// tags and owners are the records' attributes by slot, apart from the
+	// blocks so a filter reads 8 bytes a node, not its record. Tags are
+	// loaded and stored atomically (SetTags runs beside searches); an
+	// owner is written once, before its node is published.
+	tags, owners []uint64
 	// n and upLen are the slots and up words handed out; guarded by
 	// Graph.allocMu (and fixed while the gate is held exclusively).
 	n, upLen int
@@ -93,6 +98,7 @@ func (g *Graph) newStorage(slots, upWords int) *storage {
 		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
 	}
 	st.up = make([]uint32, max(upWords, 1))
+	st.tags, st.owners = make([]uint64, slots), make([]uint64, slots)
 	st.entry.Store(noEntry)
 	return st
 }
@@ -243,6 +249,8 @@ func (g *Graph) grow(slots, upWords int) {
 	ns := g.newStorage(newSlots, newUp)
 	copy(ns.words, st.words[:st.n*g.bw])
 	copy(ns.up, st.up[:st.upLen])
+	copy(ns.tags, st.tags[:st.n]) // SetTags waits: it holds the gate shared
+	copy(ns.owners, st.owners[:st.n])
 	ns.n, ns.upLen = st.n, st.upLen
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestConcurrentChurn(t *testing.T) {
 	d := load(t, "clustered", n, 60, 48, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 12, EfConstruction: 100, Seed: 11})
 	st := d.k.Stride()
-	require.NoError(t, g.Build(d.ids[:initial], d.recs[:initial*st], d.adj[:initial], nil, nil, false))
+	require.NoError(t, g.Build(d.ids[:initial], d.recs[:initial*st], d.adj[:initial], nil, nil, nil, false))
 
 	var clock atomic.Int64
 	delAt := make([]atomic.Int64, n) // clock value once input i's delete returned
@@ -57,9 +58,9 @@ func TestConcurrentChurn(t *testing.T) {
 						continue
 					}
 					e := min(i+chunk, initial+(w+1)*perInserter)
-					err = g.Build(d.ids[i:e], d.recs[i*st:e*st], d.adj[i:e], nil, map[bool]*pool.Pool{true: p}[w == 3], w == 2)
+					err = g.Build(d.ids[i:e], d.recs[i*st:e*st], d.adj[i:e], nil, nil, map[bool]*pool.Pool{true: p}[w == 3], w == 2)
 				default:
-					err = g.Insert(d.ids[i], d.rec(i), d.adj[i], 1)
+					err = g.Insert(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{})
 				}
 				if err != nil {
 					fail(fmt.Errorf("insert %d: %w", i, err))
@@ -157,7 +158,7 @@ func TestConcurrentChurn(t *testing.T) {
 			ids, recs, adj = append(ids, d.ids[i]), append(recs, d.rec(i)...), append(adj, d.adj[i])
 		}
 	}
-	require.NoError(t, clean.Build(ids, recs, adj, nil, nil, true))
+	require.NoError(t, clean.Build(ids, recs, adj, nil, nil, nil, true))
 	ref := recall(t, clean, d, truth, 10, 100)
 	t.Logf("recall@10 ef 100 over %d survivors: after churn %.4f, compacted %.4f, clean build %.4f", alive, churned, compacted, ref)
 	require.GreaterOrEqual(t, churned, ref-0.01)

@@ -25,7 +25,7 @@
 // float32 scores because all of them add the same products in the same order
 // with fused multiply-adds. Replays and lockstep multiplayer depend on it.
 //
-//  1. The query is laid out once per query (LayoutQuery): components are
+//  1. The query is laid out once per query (PrepareQuery): components are
 //     taken in blocks of 16 and blocks in pairs; a pair (32 components) is
 //     stored as the 8 even components of its first block, the 8 even ones of
 //     its second, then the odd ones of each (layoutPos). AVX2 reads 8 of them

@@ -10,6 +10,9 @@
 #   exports       header vs build/ exports: .so, .a and cgo's header; the
 #                 shipping build has no ASTRAL_EXPERIMENTAL export, the test
 #                 build (build/debug, -tags astral_debug) all of them
+#   elf           scripts/check-elf.sh on build/libastral.so, build/debug's and
+#                 a linux/arm64 build: glibc floor (the plugin README's) and
+#                 TLS size; its --self-test must fail a library over both
 #   dll-exports   header vs build/windows/astral.dll's export table and
 #                 imports; minimal.c linked against it, astral.hpp compiled
 #                 by mingw g++
@@ -69,6 +72,20 @@ exports() {
   echo "NOTE: shipping exports = the header less ASTRAL_EXPERIMENTAL, no internal/fixture; test build (build/debug) = the whole header"
   readelf -d build/libastral.so | grep 'SONAME.*libastral\.so\.[0-9]'
   echo "NOTE: SONAME $(readelf -d build/libastral.so | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')"
+}
+
+elf() {
+  scripts/check-elf.sh --self-test
+  local libs=(build/libastral.so build/debug/libastral.so)
+  if command -v aarch64-linux-gnu-gcc >/dev/null; then
+    CC=aarch64-linux-gnu-gcc CGO_ENABLED=1 GOOS=linux GOARCH=arm64 go build -trimpath -buildmode=c-shared \
+      -o "$work/arm64/libastral.so" ./capi
+    libs+=("$work/arm64/libastral.so")
+  else
+    echo "NOTE: linux/arm64 not checked: no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"
+  fi
+  scripts/check-elf.sh "${libs[@]}"
+  echo "NOTE: libastral.so $(scripts/check-elf.sh build/libastral.so | grep -oE 'needs GLIBC_[0-9.]+, floor [0-9.]+|TLS [0-9]+ bytes' | paste -sd, -)"
 }
 
 dll_exports() {
@@ -135,6 +152,7 @@ step go-race go_race
 step ctest ctest_plain
 step ctest-asan ctest_asan
 step exports exports
+step elf elf
 step dll-exports dll_exports
 step recall-p50 recall_p50
 

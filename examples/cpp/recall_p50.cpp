@@ -1,12 +1,12 @@
 // recall_p50: recall@k and p50 latency of one query at a time through the C
-// ABI, on a benchmark fixture (BENCH.md): the numbers the Unreal Automation
+// ABI, on a benchmark fixture (docs/BENCHMARKS.md): the numbers the Unreal Automation
 // tests report. C++17, using astral.hpp.
 //
 // The fixture is read from .fvecs files written by `astral fixture`
 // (--base B.fvecs --queries Q.fvecs), or generated inside the library
 // (--data random|spectral|clustered, bit-identical to `astral fixture`).
 //
-// Method (BENCH.md): one untimed warm pass, then --runs timed passes over
+// Method (docs/BENCHMARKS.md): one untimed warm pass, then --runs timed passes over
 // the queries, one query per call; each run's p50 is taken and the run with
 // the median p50 is reported. Each query is timed through the C path
 // (steady_clock around astral_index_query) and, right before or after it

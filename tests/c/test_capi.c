@@ -103,7 +103,7 @@ static void test_init(void) {
     unsigned char bigger[sizeof(AstralInit) + 16];
     AstralInit *grown = (AstralInit *)(void *)bigger;
 
-    init.struct_size = sizeof init - 1;
+    init.struct_size = (uint32_t)offsetof(AstralInit, max_procs) - 1; /* below the first layout */
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_init(&init), "struct_size");
     init.struct_size = 0;
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_init(&init), "struct_size 0");

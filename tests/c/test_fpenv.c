@@ -177,7 +177,7 @@ static int child(const char *path, unsigned load_mode, size_t modes) {
     fill(queries, QUERIES, 17);
     _mm_setcsr(MODE_DEFAULT | load_mode);
     load(path);
-    AstralInit init = {sizeof init, 2, 0, 0, NULL}; /* two workers: pool parts run on them */
+    AstralInit init = {sizeof init, 2, 0, 0, NULL, 0}; /* two workers: pool parts run on them */
     ok(api.init(&init), "init");
     _mm_setcsr(MODE_DEFAULT);
     for (size_t m = 0; m < modes && m < sizeof call_modes / sizeof call_modes[0]; m++) {

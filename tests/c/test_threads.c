@@ -1,7 +1,9 @@
 /* 8 C threads query one index while another adds and removes, and another
  * reads its count and stats: no crash, every result well formed. Each
- * thread also checks that its last-error message is its own. POSIX
- * threads, C11 atomics. */
+ * thread also checks that its last-error message is its own. Then many
+ * short-lived threads each fail a call and exit: each starts with an
+ * empty message, and under LeakSanitizer a buffer not freed at thread
+ * exit is a leak. POSIX threads, C11 atomics. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -138,6 +140,30 @@ static void *observer(void *arg) {
     return NULL;
 }
 
+enum { SHORT_LIVED = 64 };
+
+/* A fresh thread has no message; its own failure is then its message,
+ * whose buffer the library must free when the thread exits. */
+static void *short_lived(void *arg) {
+    Worker *w = arg;
+    char msg[256];
+    char want[64];
+    float q[DIM] = {0};
+    AstralResult r[K];
+    uint32_t n;
+    if (astral_last_error(msg, sizeof msg) != 0 || msg[0] != '\0') {
+        report(w, "a new thread has a message", 0);
+    }
+    if (astral_index_query(index_handle, q, (size_t)(w->id + 100), K, r, K, &n) != ASTRAL_E_DIMENSION) {
+        report(w, "wrong dimension accepted", 0);
+    }
+    snprintf(want, sizeof want, "query has %d values", w->id + 100);
+    if (astral_last_error(msg, sizeof msg) == 0 || strstr(msg, want) == NULL) {
+        report(w, "its own failure is not its message", 0);
+    }
+    return NULL;
+}
+
 int main(void) {
     AstralIndexOptions o = {0};
     static float base[BASE * DIM];
@@ -183,6 +209,23 @@ int main(void) {
     CHECK_OK(astral_index_count(index_handle, &count));
     CHECK(count == BASE + (uint64_t)mw.id * (BATCH_ADD / 2));
     printf("%d threads x %d queries while %d add/remove rounds ran\n", QUERIERS, QUERIES, mw.id);
+
+    for (int i = 0; i < SHORT_LIVED; i += QUERIERS) {
+        for (int j = 0; j < QUERIERS; j++) {
+            qw[j].id = i + j;
+            qw[j].failures = 0;
+            qw[j].problem[0] = '\0';
+            CHECK(pthread_create(&q[j], NULL, short_lived, &qw[j]) == 0);
+        }
+        for (int j = 0; j < QUERIERS; j++) {
+            CHECK(pthread_join(q[j], NULL) == 0);
+            if (qw[j].failures != 0) {
+                fprintf(stderr, "short-lived thread %d: %s\n", qw[j].id, qw[j].problem);
+            }
+            CHECK(qw[j].failures == 0);
+        }
+    }
+    printf("%d short-lived threads each failed one call and exited\n", SHORT_LIVED);
     CHECK_OK(astral_index_destroy(index_handle));
     CHECK_OK(astral_shutdown());
     return check_report("test_threads");

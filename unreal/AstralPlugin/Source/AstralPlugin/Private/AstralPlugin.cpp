@@ -60,6 +60,7 @@ bool FAstralPluginModule::StartAstral()
 	check(Settings != nullptr);
 	AstralInit Init = astral::init_defaults();
 	Init.thread_count = Settings->WorkerCount;
+	Init.max_procs = static_cast<uint32>(FMath::Max(0, Settings->MaxGoProcs));
 	if (Settings->bPinWorkers)
 	{
 #if PLATFORM_LINUX
@@ -79,8 +80,8 @@ bool FAstralPluginModule::StartAstral()
 	}
 	bRuntimeStarted = true;
 	UE::Astral::SetAvailable(true);
-	UE_LOG(LogAstral, Log, TEXT("Astral %s loaded from %s; worker setting %d (plus the calling thread)"),
-		TEXT(ASTRAL_VERSION_STRING), *LibraryPath, Settings->WorkerCount);
+	UE_LOG(LogAstral, Log, TEXT("Astral %s loaded from %s; worker setting %d (plus the calling thread), Go max procs %d (0 = default)"),
+		TEXT(ASTRAL_VERSION_STRING), *LibraryPath, Settings->WorkerCount, Settings->MaxGoProcs);
 	return true;
 #else
 	UE_LOG(LogAstral, Error, TEXT("AstralLibrary.Build.cs stages no libastral for this platform"));

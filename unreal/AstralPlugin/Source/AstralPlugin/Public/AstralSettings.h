@@ -32,6 +32,16 @@ public:
 	UPROPERTY(config, EditAnywhere, Category = "Threads", meta = (EditCondition = "bPinWorkers", ConfigRestartRequired = true))
 	TArray<int32> PinnedCpus;
 
+	/**
+	 * Most threads running the library's Go code at once (Go's GOMAXPROCS), which
+	 * also bounds the Go garbage collector's threads: at least Worker Count + 1.
+	 * 0 = the library's default: every usable CPU, or the GOMAXPROCS environment
+	 * variable the game was started with. Worker Count + 2 leaves room for one
+	 * Query (Async) beside a game-thread query.
+	 */
+	UPROPERTY(config, EditAnywhere, Category = "Threads", meta = (ClampMin = "0", ClampMax = "1024", ConfigRestartRequired = true))
+	int32 MaxGoProcs = 0;
+
 	/** MiB of vectors up to which an Auto index stays exact (flat). 0 = the library's default, 16 MiB. */
 	UPROPERTY(config, EditAnywhere, Category = "Indexes", meta = (ClampMin = "0", ClampMax = "65536"))
 	int32 FlatLimitMiB = 0;

@@ -1,0 +1,299 @@
+package hnsw
+
+import (
+	"sync/atomic"
+
+	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
+)
+
+// Scoped search: each slot carries its record's attributes (storage.tags
+// and owners) and a query may pass a match.Filter. Two plans serve it: the
+// graph plan walks the graph as Search does but admits only passing nodes
+// to its results; the exact plan scores every passing node of a slot range
+// or a candidate list with the gather kernel, as Search scores a node.
+
+// matchAll stands in for a nil filter.
+var matchAll match.Filter
+
+// minShardBytes is the least record data worth handing one participant of
+// Exact, as in flat.
+const minShardBytes = 64 << 10
+
+// exactChunk is how many passing nodes Exact gathers per kernel call.
+const exactChunk = 256
+
+// SetTags changes a live node's tags. It is safe beside searches, inserts
+// and other SetTags (the tag word is stored atomically); a search in
+// flight sees the old or the new word. False if id is not live.
+func (g *Graph) SetTags(id, tags uint64) bool {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	slot, ok := g.ids[id]
+	st := g.st.Load()
+	g.allocMu.Unlock()
+	if ok {
+		// A Delete meanwhile leaves the slot in place until Compact, which
+		// waits for the gate: the word written is a tombstone's.
+		atomic.StoreUint64(&st.tags[slot], tags)
+	}
+	return ok
+}
+
+// Attr returns a live node's attributes.
+func (g *Graph) Attr(id uint64) (match.Attr, bool) {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	slot, ok := g.ids[id]
+	if !ok {
+		return match.Attr{}, false
+	}
+	return g.st.Load().attr(slot), true
+}
+
+// attr is slot's attributes.
+func (st *storage) attr(slot uint32) match.Attr {
+	return match.Attr{Tags: atomic.LoadUint64(&st.tags[slot]), Owner: st.owners[slot]}
+}
+
+// SearchFiltered is the graph plan: the walk goes through every node as
+// Search's does (its beam of ef live nodes decides where to go and when to
+// stop), but only nodes that pass f (nil: all) enter the results, which
+// keep the ef best passing nodes seen; the k best of them are appended to
+// dst[:0], best first. Every scored node is offered to the results, not
+// only those entering the beam. Upper levels ignore the filter. ef is the
+// caller's: a selective filter needs a wider one (BenchmarkFilteredTable
+// measures how much). Scores are Search's for the same node;
+// with a filter that passes everything the results are Search's. With
+// cap(dst) >= k and a warmed-up s it allocates nothing.
+func (g *Graph) SearchFiltered(s *Searcher, qp []float32, k, ef int, f *match.Filter, dst []score.Result) []score.Result {
+	dst = dst[:0]
+	if len(qp) < g.kern.QueryLen() {
+		panic("hnsw: query shorter than the kernel's QueryLen")
+	}
+	if k < 1 {
+		return dst
+	}
+	if f == nil {
+		f = &matchAll
+	}
+	k = min(k, MaxEf)
+	ef = min(max(ef, k), MaxEf)
+	st := g.st.Load()
+	if !g.descend(st, s, qp, ef) {
+		return dst
+	}
+	s.pass.Reset(ef)
+	g.searchFiltered(st, s, qp, f)
+	for _, e := range s.pass.Sorted()[:min(k, s.pass.Len())] {
+		dst = append(dst, e.Result())
+	}
+	return dst
+}
+
+// searchFiltered is searchLayer on level 0 from s.entries, with s.pass
+// collecting the scored live nodes that pass f.
+func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.Filter) {
+	s.newEpoch()
+	s.cand.h = s.cand.h[:0]
+	s.res.Clear()
+	for _, e := range s.entries {
+		if s.visit(e.Slot) {
+			s.cand.push(e)
+			if g.flags(st, e.Slot)&flagDeleted == 0 {
+				s.res.Push(e)
+			}
+			g.offer(st, s, f, e)
+		}
+	}
+	for len(s.cand.h) > 0 {
+		c := s.cand.pop()
+		if s.res.Full() && s.res.Worst().Better(c) {
+			break
+		}
+		links := g.readLinks(st, c.Slot, 0, s.links)
+		m := 0
+		for _, n := range links {
+			if s.visit(n) {
+				s.ids[m] = n
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		ids, scores := s.ids[:m], s.scores[:m]
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		for i, n := range ids {
+			e := g.entryOf(st, n, scores[i], 0)
+			if s.res.Admits(e) {
+				s.cand.push(e)
+				if g.flags(st, n)&flagDeleted == 0 {
+					s.res.Push(e)
+				}
+			}
+			g.offer(st, s, f, e)
+		}
+	}
+}
+
+// offer pushes e into s.pass if it would enter and its node is live and
+// passes f; the id lists, the dearest test, come last.
+func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, e score.Entry) {
+	if s.pass.Admits(e) && f.Attrs(st.attr(e.Slot)) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
+		s.pass.Push(e)
+	}
+}
+
+// ExactSearcher is the reusable scratch of one Exact call at a time: every
+// participant's private top-k and gather buffers.
+type ExactSearcher struct {
+	parts  []exactPart
+	merged score.TopK
+	job    exactJob
+}
+
+// exactPart is one participant's state, padded so two never share a line.
+type exactPart struct {
+	top    score.TopK
+	slots  []uint32
+	scores []float32
+	_      [64]byte
+}
+
+// exactJob is the pool task of one Exact call; it lives in the
+// ExactSearcher so Run allocates nothing.
+type exactJob struct {
+	g      *Graph
+	st     *storage
+	qp     []float32
+	k, n   int // n: the slots to scan when cands is nil
+	cands  []uint64
+	f      match.Filter // a copy: a pointer kept here would move the caller's filter to the heap
+	parts  []exactPart
+	nparts int
+}
+
+// NewExactSearcher returns scratch for up to participants participants.
+func NewExactSearcher(participants int) *ExactSearcher {
+	return &ExactSearcher{parts: make([]exactPart, max(participants, 1))}
+}
+
+// Exact is the exact candidate scan: cands nil takes every live node,
+// else the candidate ids (distinct, any order; missing or deleted ones
+// skipped). Each node passing f (nil: all) is scored with the gather
+// kernel, as Search scores it, and the k best (capped at MaxEf) are
+// appended to dst[:0], best first, ties by id. The work is split across
+// p's workers plus the caller (p nil: serially), as many as the work is
+// worth and e has room for, each into a private top-k merged at the end,
+// so the results are the same whatever their number. With cap(dst) >= k
+// and a warmed-up e it allocates nothing.
+//
+// It takes the lock that guards the id map (briefly for cands nil, for
+// the whole call otherwise), so it waits as Len does for an OpenParts
+// graph's map, and inserts wait for it.
+func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands []uint64, f *match.Filter, dst []score.Result) []score.Result {
+	dst = dst[:0]
+	if len(qp) < g.kern.QueryLen() {
+		panic("hnsw: query shorter than the kernel's QueryLen")
+	}
+	if k < 1 {
+		return dst
+	}
+	if f == nil {
+		f = &matchAll
+	}
+	k = min(k, MaxEf)
+	// The count and the map are read with the storage they index; slots
+	// below the count hold written nodes (allocate).
+	g.allocMu.Lock()
+	st := g.st.Load()
+	n, work := st.n, st.n
+	if cands != nil {
+		work = len(cands)
+		defer g.allocMu.Unlock() // workers read the id map
+	} else {
+		g.allocMu.Unlock()
+	}
+	avail := 1
+	if p != nil {
+		avail += p.Workers()
+	}
+	nparts := min(avail, len(e.parts), max(1, work*g.recBytes/minShardBytes))
+	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts}
+	if nparts > 1 {
+		p.Run(&e.job, nparts)
+	} else {
+		e.job.RunPart(0)
+	}
+	e.job.qp, e.job.cands, e.job.f = nil, nil, match.Filter{} // keep no caller memory
+	m := &e.merged
+	m.Reset(k)
+	for i := range nparts {
+		for _, x := range e.parts[i].top.Entries() {
+			m.Push(x)
+		}
+	}
+	for _, x := range m.Sorted() {
+		dst = append(dst, x.Result())
+	}
+	return dst
+}
+
+// RunPart scans participant i's share: a slot range, or a run of cands.
+func (j *exactJob) RunPart(i int) {
+	g, st, pt := j.g, j.st, &j.parts[i]
+	f := j.f // a local copy stays in registers through the loops
+	pt.top.Reset(j.k)
+	if cap(pt.slots) < exactChunk {
+		pt.slots, pt.scores = make([]uint32, exactChunk), make([]float32, exactChunk)
+	}
+	buf, m := pt.slots[:exactChunk], 0
+	if j.cands == nil {
+		owner, ids := f.Owner != 0, f.TestsIDs()
+		lo, hi := j.n*i/j.nparts, j.n*(i+1)/j.nparts
+		for slot := uint32(lo); slot < uint32(hi); slot++ {
+			// The attribute words first: most nodes stop there, before
+			// their block is touched.
+			a := match.Attr{Tags: atomic.LoadUint64(&st.tags[slot])}
+			if owner {
+				a.Owner = st.owners[slot]
+			}
+			if !f.Attrs(a) || g.flags(st, slot)&flagDeleted != 0 || ids && !f.IDs(g.idOf(st, slot)) {
+				continue
+			}
+			buf[m] = slot
+			if m++; m == exactChunk {
+				j.score(pt, buf)
+				m = 0
+			}
+		}
+	} else {
+		for _, id := range match.Shard(j.cands, i, j.nparts) {
+			slot, ok := g.ids[id] // live nodes only
+			if !ok || !f.Attrs(st.attr(slot)) || !f.IDs(id) {
+				continue
+			}
+			buf[m] = slot
+			if m++; m == exactChunk {
+				j.score(pt, buf)
+				m = 0
+			}
+		}
+	}
+	j.score(pt, buf[:m])
+}
+
+// score gathers and scores slots into pt's top-k.
+func (j *exactJob) score(pt *exactPart, slots []uint32) {
+	g, st := j.g, j.st
+	scores := pt.scores[:len(slots)]
+	g.kern.ScanIDs(j.qp, st.bytes, g.bstride, slots, scores)
+	for i, slot := range slots {
+		pt.top.Push(g.entryOf(st, slot, scores[i], 0))
+	}
+}
