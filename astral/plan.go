@@ -26,12 +26,14 @@ const (
 	// exactShare is the share of matching records below which an HNSW
 	// index scores every match exactly instead of walking its graph: the
 	// walk would have to pass through ever more non-matching nodes to find
-	// k matches, and lose recall.
-	exactShare = 0.02
-	// widenFactor sets the beam of a filtered walk: about widenFactor·k
-	// matches must be found among the visited nodes, of which a share s
-	// match, so the beam grows as k·widenFactor/s.
-	widenFactor = 3
+	// k matches, and lose recall (docs/SCOPED.md has the measurements).
+	exactShare = 0.03
+	// A filtered walk's beam is the query's times widen(share): wider as
+	// fewer nodes match, from 2 (share 0.5) to 4 (share 0.1 and below).
+	widenMin, widenMax = 2.0, 4.0
+	// wideShare: above it a filter passes nearly everything (a denylist)
+	// and the beam stays as asked.
+	wideShare = 0.9
 	// directAlways is a candidate set small enough to score directly
 	// whatever the index holds.
 	directAlways = 2048
@@ -99,8 +101,9 @@ func (x *Index) plan(c *queryCtx, s structure, kc, ef int) scopedPlan {
 	}
 	sp.plan = PlanGraph
 	sp.ef = ef
-	if share < 1 {
-		sp.ef = int(math.Min(hnsw.MaxEf, math.Max(float64(ef), math.Ceil(widenFactor*float64(kc)/share))))
+	if share < wideShare {
+		widen := min(widenMax, max(widenMin, 1.2/math.Sqrt(share)))
+		sp.ef = int(math.Min(hnsw.MaxEf, math.Ceil(widen*float64(ef))))
 	}
 	if d := f.Deny.Len(); d > 0 {
 		sp.ef = min(hnsw.MaxEf, sp.ef+d)
