@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 )
@@ -75,7 +76,7 @@ func benchSearch(b *testing.B, name string) {
 	truth := exact(b, d, nil, 10)
 	x := flat.New(d.k, d.adjust)
 	for i := 0; i < d.n(); i++ {
-		_ = x.Add(d.ids[i], d.rec(i), d.adj[i], 1)
+		_ = x.Add(d.ids[i], d.rec(i), d.adj[i], 1, match.Attr{})
 	}
 	fs := flat.NewSearcher(1)
 	fres, counts := make([]score.Result, 10), make([]int, 1)

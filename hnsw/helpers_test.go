@@ -7,6 +7,7 @@ import (
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
@@ -106,7 +107,7 @@ func exact(t testing.TB, d *data, live func(i int) bool, k int) [][]score.Result
 			if d.adj != nil {
 				a = d.adj[i]
 			}
-			require.NoError(t, x.Add(d.ids[i], d.rec(i), a, 1))
+			require.NoError(t, x.Add(d.ids[i], d.rec(i), a, 1, match.Attr{}))
 		}
 	}
 	s := flat.NewSearcher(1)
