@@ -33,4 +33,11 @@ CAPI_HIDDEN AstralStatus capi_test_query_loop(AstralIndex index, const float *qu
                                               AstralResult *results, size_t capacity,
                                               size_t iterations);
 
+/* For the Go tests: the same with astral_index_query_ex and options. */
+CAPI_HIDDEN AstralStatus capi_test_query_ex_loop(AstralIndex index, const float *queries,
+                                                 size_t query_count, size_t dimension,
+                                                 const AstralQueryOptions *options,
+                                                 AstralResult *results, size_t capacity,
+                                                 size_t iterations);
+
 #endif

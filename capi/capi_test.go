@@ -603,7 +603,9 @@ func wellFormed(res []astral.Result, k int) error {
 // internal/pool parks the caller and the worker on channels, and the Go
 // runtime allocates a sudog when the parking goroutine's P has none
 // cached: that is the pool's, the Go API pays it too, and it is logged
-// and loosely bounded here rather than asserted away.
+// and loosely bounded here rather than asserted away. Filtered queries
+// (astral_index_query_ex: a tag filter with a denylist, an allowlist, an
+// owner) are held to the same bound as plain ones.
 func TestQueryThroughCAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's bookkeeping is not what this measures")
@@ -615,25 +617,51 @@ func TestQueryThroughCAllocatesNothing(t *testing.T) {
 			h := newIndex(t, dim)
 			defer destroyIndex(h)
 			r := rand.New(rand.NewPCG(12, 13))
-			require.Equal(t, stOK, addVectors(h, ids(0, n), randomRows(r, n, dim)))
+			tags, owners := make([]uint64, n), make([]uint64, n)
+			for i := range tags {
+				tags[i], owners[i] = 1<<(i%8), uint64(i%40)
+			}
+			require.Equal(t, stOK, addEx(h, ids(0, n), randomRows(r, n, dim), tags, owners, nil), lastError())
 			qs, res := cFloatsOf(randomRows(r, nq, dim)), newResults(k)
 			defer qs.free()
 			defer res.free()
-			require.Equal(t, stOK, queryLoopC(h, qs, dim, k, res, 100)) // warm: per-query scratch
-
-			fewest := uint64(math.MaxUint64)
-			for trial := 0; trial < 5 && fewest > 0; trial++ {
-				before := goMallocs()
-				st := queryLoopC(h, qs, dim, k, res, iters)
-				allocs := goMallocs() - before
-				require.Equal(t, stOK, st)
-				t.Logf("trial %d: %d Go heap allocations over %d queries through C", trial, allocs, iters)
-				fewest = min(fewest, allocs)
+			allow := make([]uint64, 0, 300)
+			for i := 300; i > 0; i-- { // unsorted, as a host may pass it
+				allow = append(allow, uint64(i*6))
 			}
-			if threads == 0 {
-				require.Zero(t, fewest)
-			} else {
-				require.Less(t, fewest, uint64(iters/4))
+			type loop struct {
+				name string
+				run  func(iterations int) status
+			}
+			loops := []loop{{"query", func(it int) status { return queryLoopC(h, qs, dim, k, res, it) }}}
+			for _, c := range []struct {
+				name string
+				f    filter
+			}{
+				{"tags+deny", filter{anyTags: 1<<2 | 1<<5, noTags: 1 << 5, deny: []uint64{2, 10, 18}}},
+				{"allowlist", filter{allow: allow, allTags: 1 << 0}},
+				{"owner", filter{owner: 7}},
+			} {
+				o := newQueryOptions(k, 0, c.f)
+				defer o.free()
+				loops = append(loops, loop{"query_ex " + c.name, func(it int) status { return queryExLoopC(h, qs, dim, o, res, it) }})
+			}
+			for _, l := range loops {
+				require.Equal(t, stOK, l.run(100), "%s: %s", l.name, lastError()) // warm: per-query scratch
+				fewest := uint64(math.MaxUint64)
+				for trial := 0; trial < 5 && fewest > 0; trial++ {
+					before := goMallocs()
+					st := l.run(iters)
+					allocs := goMallocs() - before
+					require.Equal(t, stOK, st)
+					t.Logf("%s trial %d: %d Go heap allocations over %d queries through C", l.name, trial, allocs, iters)
+					fewest = min(fewest, allocs)
+				}
+				if threads == 0 {
+					require.Zero(t, fewest, l.name)
+				} else {
+					require.Less(t, fewest, uint64(iters/4), l.name)
+				}
 			}
 		})
 	}
@@ -843,7 +871,7 @@ func TestStructSizes(t *testing.T) {
 	require.EqualValues(t, 40, sizeofOptionsV1(), "the first released AstralIndexOptions")
 	require.EqualValues(t, 48, sizeofOptions())
 	require.EqualValues(t, 80, sizeofStatsV1(), "the first released AstralStats")
-	require.EqualValues(t, 88, sizeofStats())
+	require.EqualValues(t, 136, sizeofStats(), "88 + the six scoped-search counters")
 
 	old, st := createIndex(options{size: sizeofOptionsV1(), dim: 8, storage: storageInt8, rerank: storageF32, rerankFactor: 8})
 	require.Equal(t, stOK, st, lastError())
@@ -877,6 +905,11 @@ func TestStructSizes(t *testing.T) {
 	for _, b := range raw[sizeofStats():] {
 		require.Equal(t, byte(0xAA), b)
 	}
+	// The second layout (88 bytes, before the scoped-search counters).
+	raw, st = indexStatsRaw(h, 88, 0xAA)
+	require.Equal(t, stOK, st)
+	require.EqualValues(t, 8, get32(v1+4))
+	require.Equal(t, bytes.Repeat([]byte{0xAA}, len(raw)-88), raw[88:], "past the second layout: not written")
 	raw, st = indexStatsRaw(h, sizeofStats()+16, 0xAA)
 	require.Equal(t, stOK, st)
 	require.Equal(t, sizeofStats()+16, get32(0), "struct_size kept")

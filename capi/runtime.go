@@ -22,13 +22,15 @@ import (
 // size it knows itself, whatever struct_size claims: the host's memory
 // beyond it may not be the struct at all.
 //
-// minInitSize, minIndexOptionsSize and minStatsSize are the sizes of the
-// first released layouts; keep them when appending fields (for a struct
-// that has grown: the offset of its first appended field).
+// minInitSize, minIndexOptionsSize, minStatsSize and minQueryOptionsSize
+// are the sizes of the first released layouts; keep them when appending
+// fields (for a struct that has grown: the offset of its first appended
+// field).
 const (
 	minInitSize         = unsafe.Offsetof(C.AstralInit{}.max_procs)
 	minIndexOptionsSize = unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage)
 	minStatsSize        = unsafe.Offsetof(C.AstralStats{}.rerank_storage)
+	minQueryOptionsSize = unsafe.Sizeof(C.AstralQueryOptions{})
 	// maxStructSize bounds struct_size: a larger one is garbage, not a
 	// struct from any header.
 	maxStructSize = 4096

@@ -17,3 +17,18 @@ AstralStatus capi_test_query_loop(AstralIndex index, const float *queries, size_
     }
     return ASTRAL_OK;
 }
+
+AstralStatus capi_test_query_ex_loop(AstralIndex index, const float *queries, size_t query_count,
+                                     size_t dimension, const AstralQueryOptions *options,
+                                     AstralResult *results, size_t capacity, size_t iterations) {
+    for (size_t i = 0; i < iterations; i++) {
+        uint32_t n = 0, plan = 0;
+        AstralStatus st = astral_index_query_ex(index, (float *)(queries + (i % query_count) * dimension),
+                                                dimension, (AstralQueryOptions *)options, results,
+                                                capacity, &n, &plan);
+        if (st != ASTRAL_OK) {
+            return st;
+        }
+    }
+    return ASTRAL_OK;
+}

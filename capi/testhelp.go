@@ -303,3 +303,147 @@ func goMallocs() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.Mallocs
 }
+
+// filter mirrors AstralQueryOptions' filter: allow nil is no allowlist, a
+// non-nil empty one is passed as a non-NULL pointer with count 0.
+type filter struct {
+	owner, allTags, anyTags, noTags uint64
+	allow, deny                     []uint64
+}
+
+// cQueryOptions is an AstralQueryOptions in C memory, with its id lists.
+type cQueryOptions struct {
+	o           cArray[C.AstralQueryOptions]
+	allow, deny cArray[uint64]
+}
+
+func newQueryOptions(k, ef int, f filter) cQueryOptions {
+	c := cQueryOptions{o: newCArray[C.AstralQueryOptions](1)}
+	o := c.o.p
+	*o = C.AstralQueryOptions{struct_size: C.uint32_t(unsafe.Sizeof(*o)), k: C.uint32_t(k), ef: C.uint32_t(ef),
+		owner: C.uint64_t(f.owner), all_tags: C.uint64_t(f.allTags), any_tags: C.uint64_t(f.anyTags), no_tags: C.uint64_t(f.noTags)}
+	if f.allow != nil {
+		c.allow = cCopy(f.allow) // never a NULL pointer, even for 0 ids
+		o.allow_ids, o.allow_count = (*C.uint64_t)(unsafe.Pointer(c.allow.p)), C.uint64_t(len(f.allow))
+	}
+	if len(f.deny) > 0 {
+		c.deny = cCopy(f.deny)
+		o.deny_ids, o.deny_count = (*C.uint64_t)(unsafe.Pointer(c.deny.p)), C.uint64_t(len(f.deny))
+	}
+	return c
+}
+
+// free releases the C memory (free(NULL) for a list not given).
+func (c cQueryOptions) free() {
+	c.o.free()
+	c.allow.free()
+	c.deny.free()
+}
+
+// addEx adds with attributes through astral_index_add_ex; tags, owners and
+// payloads nil pass NULL.
+func addEx(h uint64, ids []uint64, vecs []float32, tags, owners []uint64, payloads [][]byte) status {
+	ci, cv := cCopy(ids), cFloatsOf(vecs)
+	defer ci.free()
+	defer cv.free()
+	var ct, co *C.uint64_t
+	if tags != nil {
+		a := cCopy(tags)
+		defer a.free()
+		ct = (*C.uint64_t)(unsafe.Pointer(a.p))
+	}
+	if owners != nil {
+		a := cCopy(owners)
+		defer a.free()
+		co = (*C.uint64_t)(unsafe.Pointer(a.p))
+	}
+	var ptrs *unsafe.Pointer
+	var sizes *C.uint32_t
+	if payloads != nil {
+		p, s := newCArray[unsafe.Pointer](len(payloads)), newCArray[C.uint32_t](len(payloads))
+		defer p.free()
+		defer s.free()
+		for i, b := range payloads {
+			if len(b) > 0 {
+				data := cCopy(b)
+				defer data.free()
+				p.slice()[i] = unsafe.Pointer(data.p)
+			}
+			s.slice()[i] = C.uint32_t(len(b))
+		}
+		ptrs, sizes = p.p, s.p
+	}
+	return astral_index_add_ex(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)), ct, co, ptrs, sizes)
+}
+
+func setTags(h uint64, ids, tags []uint64) status {
+	ci, ct := cCopy(ids), cCopy(tags)
+	defer ci.free()
+	defer ct.free()
+	return astral_index_set_tags(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), (*C.uint64_t)(unsafe.Pointer(ct.p)), C.size_t(len(ids)))
+}
+
+// payload reads id's payload through a C buffer of capacity bytes.
+func payload(h, id uint64, capacity int) ([]byte, int, status) {
+	buf := newCArray[byte](capacity)
+	defer buf.free()
+	var size C.size_t
+	p := unsafe.Pointer(buf.p)
+	if capacity == 0 {
+		p = nil
+	}
+	st := astral_index_get_payload(C.AstralIndex(h), C.uint64_t(id), p, C.size_t(capacity), &size)
+	return append([]byte(nil), buf.slice()[:min(int(size), capacity)]...), int(size), st
+}
+
+func attributes(h, id uint64) (tags, owner uint64, st status) {
+	var t, o C.uint64_t
+	st = astral_index_get_attributes(C.AstralIndex(h), C.uint64_t(id), &t, &o)
+	return uint64(t), uint64(o), st
+}
+
+// queryEx runs astral_index_query_ex with k, ef and f.
+func queryEx(h uint64, q []float32, k, ef int, f filter) ([]astral.Result, astral.Plan, status) {
+	o, cq, res := newQueryOptions(k, ef, f), cFloatsOf(q), newResults(k)
+	defer o.free()
+	defer cq.free()
+	defer res.free()
+	var n, plan C.uint32_t
+	st := astral_index_query_ex(C.AstralIndex(h), cq.p, C.size_t(len(q)), o.o.p, res.p, C.size_t(k), &n, &plan)
+	return results(res, int(n)), astral.Plan(plan), st
+}
+
+// queryBatchEx runs astral_index_query_batch_ex over nq rows of qs.
+func queryBatchEx(h uint64, qs []float32, nq, k, ef int, f filter) ([][]astral.Result, astral.Plan, status) {
+	o, cq, res, counts := newQueryOptions(k, ef, f), cFloatsOf(qs), newResults(nq*k), newCArray[C.uint32_t](nq)
+	defer o.free()
+	defer cq.free()
+	defer res.free()
+	defer counts.free()
+	var plan C.uint32_t
+	st := astral_index_query_batch_ex(C.AstralIndex(h), cq.p, C.size_t(nq), C.size_t(len(qs)/max(nq, 1)), o.o.p, res.p, C.size_t(nq*k), counts.p, &plan)
+	all := results(res, nq*k)
+	out := make([][]astral.Result, nq)
+	for i := range out {
+		out[i] = all[i*k : i*k+int(counts.slice()[i])]
+	}
+	return out, astral.Plan(plan), st
+}
+
+// scopedStats are AstralStats' scoped-search fields.
+type scopedStats struct {
+	payloads, payloadBytes, owners, scan, direct, graph uint64
+}
+
+func indexScopedStats(h uint64) (scopedStats, status) {
+	var s C.AstralStats
+	s.struct_size = C.uint32_t(unsafe.Sizeof(s))
+	st := astral_index_stats(C.AstralIndex(h), &s)
+	return scopedStats{uint64(s.payload_count), uint64(s.payload_bytes), uint64(s.owner_count),
+		uint64(s.scan_queries), uint64(s.direct_queries), uint64(s.graph_queries)}, st
+}
+
+// queryExLoopC runs iterations filtered queries from C, cycling over qs.
+func queryExLoopC(h uint64, qs cFloats, dim int, o cQueryOptions, res cResults, iterations int) status {
+	return C.capi_test_query_ex_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), o.o.p, res.p, C.size_t(res.n), C.size_t(iterations))
+}

@@ -29,11 +29,21 @@ CHECK_LAYOUT(offsetof(AstralStats, kernel) == 48);
 /* The first released layout ended at 80. */
 CHECK_LAYOUT(offsetof(AstralStats, rerank_storage) == 80);
 CHECK_LAYOUT(offsetof(AstralStats, rerank_factor) == 84);
-CHECK_LAYOUT(sizeof(AstralStats) == 88);
+/* The second layout ended at 88; the scoped-search counters follow. */
+CHECK_LAYOUT(offsetof(AstralStats, payload_count) == 88);
+CHECK_LAYOUT(offsetof(AstralStats, graph_queries) == 128);
+CHECK_LAYOUT(sizeof(AstralStats) == 136);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, struct_size) == 0);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, owner) == 16);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, allow_ids) == 48);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, deny_count) == 72);
+CHECK_LAYOUT(sizeof(AstralQueryOptions) == 80);
 
 int main(void) {
     AstralInit init = ASTRAL_INIT_DEFAULTS;
+    AstralQueryOptions query = ASTRAL_QUERY_OPTIONS_INIT(10);
     (void)init;
+    (void)query;
     if (!ASTRAL_VERSION_COMPATIBLE(astral_version_number())) {
         fprintf(stderr, "library %u does not serve header %s\n", (unsigned)astral_version_number(),
                 ASTRAL_VERSION_STRING);

@@ -1,7 +1,8 @@
 /* What a careless or hostile host does to the C ABI (issue 16):
- *   - struct_size from 0 to 4096 on every struct, each struct ending at a
- *     PROT_NONE page: the library never touches a byte past its own size,
- *     and leaves an output struct's tail as the host had it;
+ *   - struct_size from 0 to 4096 on every struct (AstralQueryOptions too),
+ *     each struct ending at a PROT_NONE page: the library never touches
+ *     a byte past its own size, and leaves an output struct's tail as the
+ *     host had it;
  *   - paths naming a FIFO, a device, a directory, a socket or a symbolic
  *     link: load and save fail with ASTRAL_E_IO at once (a watchdog
  *     fails the test on a hang) and nothing is replaced; a save keeps the
@@ -93,6 +94,20 @@ static void test_options_sizes(void) {
     CHECK(bad == 0);
 }
 
+/* An index of DIM with ids 1 to 3, each holding tag 1. */
+static AstralIndex small_index_for_sizes(void) {
+    AstralIndexOptions o = {0};
+    AstralIndex h = ASTRAL_INDEX_NONE;
+    uint64_t ids[3] = {1, 2, 3}, tags[3] = {1, 1, 1};
+    float v[3 * DIM];
+    test_fill(v, 3 * DIM, 3);
+    o.struct_size = sizeof o;
+    o.dimension = DIM;
+    CHECK_OK(astral_index_create(&o, &h));
+    CHECK_OK(astral_index_add_ex(h, ids, 3, v, 3 * DIM, tags, NULL, NULL, NULL));
+    return h;
+}
+
 /* astral_index_stats writes AstralStats: up to min(struct_size, its own
  * size), never past; struct_size stays as the host set it. */
 static void test_stats_sizes(void) {
@@ -140,6 +155,39 @@ static void test_stats_sizes(void) {
     CHECK(bad == 0);
     CHECK_OK(astral_index_destroy(h));
     free(roomy);
+}
+
+/* astral_index_query_ex and _batch_ex read AstralQueryOptions: sizes below
+ * the first layout (all of it) are refused, every other one accepted
+ * without a read past the struct, and the struct is never written. */
+static void test_query_options_sizes(void) {
+    AstralQueryOptions *o = against_guard(sizeof *o);
+    AstralIndex h = small_index_for_sizes();
+    float q[DIM] = {1};
+    const uint64_t deny = 1;
+    int bad = 0;
+    for (uint32_t size = 0; size <= MAX_STRUCT_SIZE; size++) {
+        AstralQueryOptions want = ASTRAL_QUERY_OPTIONS_INIT(3);
+        AstralResult r[3];
+        uint32_t n = 99, plan = 99, counts[1] = {99};
+        AstralStatus st, bst;
+        want.struct_size = size;
+        want.any_tags = 1;
+        want.deny_ids = &deny;
+        want.deny_count = 1;
+        *o = want;
+        st = astral_index_query_ex(h, q, DIM, o, r, 3, &n, &plan);
+        bst = astral_index_query_batch_ex(h, q, 1, DIM, o, r, 3, counts, &plan);
+        if (size < sizeof(AstralQueryOptions)) {
+            bad += st != ASTRAL_E_INVALID_ARGUMENT || bst != ASTRAL_E_INVALID_ARGUMENT || n != 0 || counts[0] != 0;
+        } else {
+            /* Ids 2 and 3: id 1 is denied. */
+            bad += st != ASTRAL_OK || bst != ASTRAL_OK || n != 2 || counts[0] != 2;
+        }
+        bad += memcmp(o, &want, sizeof want) != 0;
+    }
+    CHECK(bad == 0);
+    CHECK_OK(astral_index_destroy(h));
 }
 
 /* ---- special files -------------------------------------------------------- */
@@ -326,6 +374,7 @@ int main(void) {
     CHECK_OK(astral_init(NULL));
     test_options_sizes();
     test_stats_sizes();
+    test_query_options_sizes();
     test_special_files();
     test_long_message();
     CHECK_OK(astral_shutdown());

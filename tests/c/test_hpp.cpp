@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -175,6 +176,60 @@ int main() {
         CHECK(m.handle() == kept && live(kept));
         CHECK(astral::Index::load("no/such/file.idx", m).code() == ASTRAL_E_IO && m.handle() == kept);
         std::remove(path);
+    }
+
+    // Scoped search: attributes at add, set_tags, payloads, filtered queries.
+    {
+        astral::Index s;
+        CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_FLAT), s).ok());
+        std::vector<std::uint64_t> sids = {1, 2, 3, 4};
+        std::vector<float> sv = {1, 0, 0, 0, 0.9f, 0.1f, 0, 0, 0.8f, 0.2f, 0, 0, 0, 1, 0, 0};
+        std::vector<std::uint64_t> tags = {1, 2, 1 | 2, 4}, owners = {7, 7, 8, 0};
+        const std::string note = "the player lied";
+        std::vector<const void *> payloads = {note.data(), nullptr, nullptr, nullptr};
+        std::vector<std::uint32_t> sizes = {static_cast<std::uint32_t>(note.size()), 0, 0, 0};
+        CHECK(s.add(sids, sv, tags, owners, payloads, sizes).ok());
+        // Spans of the wrong length are refused before the library is called.
+        CHECK(s.add(sids, sv, astral::Span<const std::uint64_t>(tags.data(), 3)).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(s.add(sids, sv, tags, owners, payloads).code() == ASTRAL_E_INVALID_ARGUMENT);
+
+        std::array<AstralResult, 4> r{};
+        std::uint32_t sn = 0, plan = 99;
+        CHECK(s.query(q, astral::QueryOptions(4).owner(7), r, sn, plan).ok() && sn == 2 && r[0].id == 2 &&
+              r[1].id == 1 && plan <= ASTRAL_PLAN_GRAPH);
+        const std::uint64_t self[] = {1};
+        CHECK(s.query(q, astral::QueryOptions(4).any_tags(1).deny(self), r, sn).ok() && sn == 1 && r[0].id == 3);
+        std::vector<std::uint64_t> none;
+        CHECK(s.query(q, astral::QueryOptions(4).allow(none), r, sn).ok() && sn == 0); // empty allowlist
+        CHECK(s.query(q, astral::QueryOptions(4).allow(none).no_allowlist(), r, sn).ok() && sn == 4);
+        const std::uint64_t allowed[] = {4, 2, 4};
+        CHECK(s.query(q, astral::QueryOptions(4).allow(allowed).no_tags(2), r, sn, plan).ok() && sn == 1 &&
+              r[0].id == 4 && plan == ASTRAL_PLAN_DIRECT);
+        CHECK(s.query(q, astral::QueryOptions(4).owner(1234), r, sn).ok() && sn == 0); // no such owner
+        CHECK(s.query(q, astral::QueryOptions(0), r, sn).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::last_error().find("k = 0") != std::string::npos);
+
+        std::array<AstralResult, 8> br{};
+        std::array<std::uint32_t, 2> bc{};
+        CHECK(s.query_batch(two, astral::QueryOptions(4).all_tags(1), br, bc, plan).ok() && bc[0] == 2 && bc[1] == 2);
+        CHECK(br[0].id == 1 && br[1].id == 3 && br[4].id == 3);
+
+        CHECK(s.set_tags(astral::Span<const std::uint64_t>(sids.data(), 1), astral::Span<const std::uint64_t>(&tags[3], 1)).ok());
+        std::uint64_t t = 0, o = 0;
+        CHECK(s.attributes(1, t, o).ok() && t == 4 && o == 7);
+        CHECK(s.set_tags(sids, astral::Span<const std::uint64_t>(tags.data(), 1)).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(s.attributes(99, t, o).code() == ASTRAL_E_NOT_FOUND);
+
+        std::vector<unsigned char> p;
+        CHECK(s.payload(1, p).ok() && std::string(p.begin(), p.end()) == note);
+        CHECK(s.payload(2, p).ok() && p.empty());
+        CHECK(s.payload(99, p).code() == ASTRAL_E_NOT_FOUND && p.empty());
+        std::size_t size = 0;
+        CHECK(s.payload(1, {}, size).code() == ASTRAL_E_BUFFER_TOO_SMALL && size == note.size());
+
+        AstralStats ss;
+        CHECK(s.stats(ss).ok() && ss.payload_count == 1 && ss.payload_bytes == note.size() && ss.owner_count == 2);
+        CHECK(ss.scan_queries + ss.direct_queries + ss.graph_queries >= 5);
     }
 
     CHECK(astral::shutdown().ok());
