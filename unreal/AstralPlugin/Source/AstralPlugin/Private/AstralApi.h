@@ -39,7 +39,13 @@ THIRD_PARTY_INCLUDES_END
 	X(astral_index_save_to_buffer) \
 	X(astral_index_load_ex) \
 	X(astral_index_load_from_memory) \
-	X(astral_index_verify)
+	X(astral_index_verify) \
+	X(astral_index_add_ex) \
+	X(astral_index_set_tags) \
+	X(astral_index_get_payload) \
+	X(astral_index_get_attributes) \
+	X(astral_index_query_ex) \
+	X(astral_index_query_batch_ex)
 
 /** The table: one pointer per function, named as in astral.h. */
 struct FAstralApi
