@@ -2,20 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
-	"github.com/astral-engine/astral/kernel"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -63,103 +58,147 @@ type benchRow struct {
 }
 
 type benchFlags struct {
-	data, queries, index, jsonPath, kernel, metric, plot string
-	n, nq, dim, k, runs, m, efConstruction               int
-	threads, batch, ef, rerank                           []int
-	storages                                             []astral.Storage
-	rerankStorage                                        astral.Storage
-	runSeconds                                           float64
-}
-
-func intList(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("bad number %q in list %q", f, s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	data, queries, index, jsonPath, kernel, metric, plot, indexFile string
+	n, nq, dim, k, runs, m, efConstruction                          int
+	threads, batch, ef, rerank                                      []int
+	storages                                                        []astral.Storage
+	rerankStorage                                                   astral.Storage
+	runSeconds                                                      float64
+	generated                                                       bool
+	// Whether the user set them: a saved index supplies them otherwise.
+	efGiven, nGiven, dimGiven bool
 }
 
 func parseBench(args []string) (*benchFlags, error) {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	c := newCommand("bench", "astral bench [flags]",
+		`Measures recall@k and query latency (p50, p95, p99, mean) of Astral indexes
+on a generated fixture, on .fvecs files, or on a saved index file, and
+prints a table; --json writes BENCH.md's report and --plot the recall-latency
+curve. Every combination of the comma lists is one row.`,
+		"astral bench --data spectral --index hnsw --storage e5m2,int8 --ef 32,64,128 --plot curve.png",
+		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",
+		"astral bench --index-file memories.idx --data spectral --ef 64,128")
 	b := &benchFlags{}
-	fs.StringVar(&b.data, "data", "random", "fixture (random, spectral, clustered) or base vectors FILE.fvecs")
-	fs.StringVar(&b.queries, "queries", "", "queries FILE.fvecs (with --data FILE.fvecs)")
-	fs.StringVar(&b.index, "index", "flat", "index kind: flat, hnsw or auto")
-	fs.IntVar(&b.m, "m", 16, "HNSW: links per node (2·M on level 0)")
-	fs.IntVar(&b.efConstruction, "ef-construction", 200, "HNSW: candidates kept while inserting")
-	fs.StringVar(&b.plot, "plot", "", "write the recall–latency curve (HNSW rows, flat points) to this PNG")
-	storages := fs.String("storage", "e5m2", "stored kinds to measure: e5m2, e4m3, int8, f16, f32, e.g. e5m2,int8")
-	rerank := fs.String("rerank", "0", "rerank factors to measure (0: none), e.g. 0,4")
-	rerankStorage := fs.String("rerank-storage", "f32", "the rerank copy's kind: f16 or f32")
-	fs.StringVar(&b.metric, "metric", "cosine", "metric: cosine, dot or l2")
-	fs.StringVar(&b.kernel, "kernel", "", "force a kernel implementation (go, avx2, avx512, neon); default: fastest")
-	fs.StringVar(&b.jsonPath, "json", "", "write the BENCH.md JSON report to this file")
-	fs.IntVar(&b.n, "n", 100000, "stored vectors (generated fixtures)")
-	fs.IntVar(&b.nq, "nq", 64, "queries (generated fixtures)")
-	fs.IntVar(&b.dim, "dim", 384, "dimension (generated fixtures)")
-	fs.IntVar(&b.k, "k", 10, "results per query")
-	fs.IntVar(&b.runs, "runs", 5, "timed runs; the run with the median p50 is reported")
-	fs.Float64Var(&b.runSeconds, "run-seconds", 0.3, "least time per run (whole passes over the queries)")
-	threads := fs.String("threads", "0,1", "runtime worker counts to measure (the caller not counted)")
-	batch := fs.String("batch", "1", "queries per call to measure, e.g. 1,16")
-	ef := fs.String("ef", "128", "HNSW: efSearch values to measure, e.g. 16,32,64,128,256,512")
-	if err := fs.Parse(args); err != nil {
+	var storages, rerank, rerankStorage, threads, batch, ef string
+	c.str(&b.data, "data", "random", "fixture (random, spectral, clustered) or the stored vectors' FILE.fvecs", "--data spectral")
+	c.str(&b.queries, "queries", "", "the queries' FILE.fvecs (with --data FILE.fvecs)", "--queries query.fvecs")
+	c.str(&b.indexFile, "index-file", "", "measure this saved index instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
+	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
+	c.num(&b.m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
+	c.num(&b.efConstruction, "ef-construction", 200, fmt.Sprintf("HNSW: candidates kept while inserting, M to %d", astral.MaxEf), "--ef-construction 100")
+	c.str(&ef, "ef", "128", fmt.Sprintf("HNSW: efSearch values to measure, each 1 to %d", astral.MaxEf), "--ef 16,32,64,128,256,512")
+	c.str(&storages, "storage", "e5m2", "stored kinds to measure: e5m2, e4m3, int8, f16, f32", "--storage e5m2,int8")
+	c.str(&rerank, "rerank", "0", fmt.Sprintf("rerank factors to measure, each 0 (none) to %d", astral.MaxRerankFactor), "--rerank 0,4")
+	c.str(&rerankStorage, "rerank-storage", "f32", "the rerank copy's kind: f16 or f32 (with --rerank above 0)", "--rerank-storage f16")
+	c.str(&b.metric, "metric", "cosine", "metric: cosine, dot or l2", "--metric l2")
+	c.str(&b.kernel, "kernel", "", "force a kernel implementation (go, avx2, avx512, neon); default: the fastest this CPU runs", "--kernel go")
+	c.str(&threads, "threads", "0,1", "runtime worker counts to measure, not counting the caller; each "+threadsWant, "--threads 0,1,3")
+	c.str(&batch, "batch", "1", fmt.Sprintf("queries per call to measure, each 1 to %d", astral.MaxBatch*64), "--batch 1,16")
+	c.num(&b.n, "n", 100000, "stored vectors (generated fixtures only)", "--n 20000")
+	c.num(&b.nq, "nq", 64, "queries (generated fixtures only)", "--nq 200")
+	c.num(&b.dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d (generated fixtures only)", astral.MaxDim), "--dim 128")
+	c.num(&b.k, "k", 10, fmt.Sprintf("results per query, 1 to %d", astral.MaxK), "--k 100")
+	c.num(&b.runs, "runs", 5, "timed runs; the run with the median p50 is reported", "--runs 7")
+	c.float(&b.runSeconds, "run-seconds", 0.3, "least time per run (whole passes over the queries)", "--run-seconds 1")
+	c.str(&b.jsonPath, "json", "", "write the BENCH.md JSON report to this file", "--json out.json")
+	c.str(&b.plot, "plot", "", "write the recall-latency plot (PNG) to this file", "--plot curve.png")
+	if err := c.parse(args); err != nil {
 		return nil, err
 	}
 	var err error
-	if b.threads, err = intList(*threads); err != nil {
+	if b.threads, err = intList("threads", threads); err != nil {
 		return nil, err
 	}
-	if b.batch, err = intList(*batch); err != nil {
+	if b.batch, err = intList("batch", batch); err != nil {
 		return nil, err
 	}
-	if b.ef, err = intList(*ef); err != nil {
+	if b.ef, err = intList("ef", ef); err != nil {
 		return nil, err
 	}
-	for _, v := range b.batch {
-		if v < 1 || v > astral.MaxBatch*64 {
-			return nil, fmt.Errorf("batch %d out of range", v)
+	if b.rerank, err = intList("rerank", rerank); err != nil {
+		return nil, err
+	}
+	if b.storages, err = storageList("storage", storages); err != nil {
+		return nil, err
+	}
+	if b.rerankStorage, err = rerankStorageOf(rerankStorage); err != nil {
+		return nil, err
+	}
+	if _, err := kindOf(b.index); err != nil {
+		return nil, err
+	}
+	if _, err := metricOf(b.metric); err != nil {
+		return nil, err
+	}
+	for _, e := range []error{
+		inRange("threads", b.threads, astral.ThreadsAuto, astral.MaxThreads, threadsWant),
+		inRange("batch", b.batch, 1, astral.MaxBatch*64, fmt.Sprintf("1 to %d", astral.MaxBatch*64)),
+		inRange("ef", b.ef, 1, astral.MaxEf, fmt.Sprintf("1 to %d (the search breadth; at least k is always used)", astral.MaxEf)),
+		inRange("rerank", b.rerank, 0, astral.MaxRerankFactor, fmt.Sprintf("0 (none) to %d", astral.MaxRerankFactor)),
+		inRange("k", []int{b.k}, 1, astral.MaxK, fmt.Sprintf("1 to %d", astral.MaxK)),
+		inRange("runs", []int{b.runs}, 1, 1<<20, "1 or more"),
+		inRange("m", []int{b.m}, 2, astral.MaxM, fmt.Sprintf("2 to %d", astral.MaxM)),
+		inRange("ef-construction", []int{b.efConstruction}, b.m, astral.MaxEf, fmt.Sprintf("M (%d) to %d", b.m, astral.MaxEf)),
+		checkKernel(b.kernel),
+	} {
+		if e != nil {
+			return nil, e
 		}
 	}
-	if b.index != "flat" && b.index != "auto" && b.index != "hnsw" {
-		return nil, fmt.Errorf("index %q: want flat, hnsw or auto", b.index)
+	if !(b.runSeconds > 0) {
+		return nil, usagef("--run-seconds %g: want more than 0", b.runSeconds)
 	}
-	for _, name := range strings.Split(*storages, ",") {
-		s, err := kernel.ParseStorage(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		b.storages = append(b.storages, s)
-	}
-	if b.rerank, err = intList(*rerank); err != nil {
+	b.efGiven, b.nGiven, b.dimGiven = c.given("ef"), c.given("n"), c.given("dim")
+	if err := checkBenchApplies(c, b); err != nil {
 		return nil, err
 	}
-	for _, r := range b.rerank {
-		if r < 0 || r > astral.MaxRerankFactor {
-			return nil, fmt.Errorf("rerank %d: want 0 to %d", r, astral.MaxRerankFactor)
-		}
-	}
-	if b.rerankStorage, err = kernel.ParseStorage(*rerankStorage); err != nil || (b.rerankStorage != astral.F16 && b.rerankStorage != astral.F32) {
-		return nil, fmt.Errorf("--rerank-storage %q: want f16 or f32", *rerankStorage)
-	}
-	if b.runs < 1 || b.k < 1 || b.k > astral.MaxK {
-		return nil, errors.New("--runs must be >= 1 and --k 1 to 1024")
+	inputs := []output{{"data", fileOrEmpty(b.generated, b.data)}, {"queries", b.queries}, {"index-file", b.indexFile}}
+	if err := checkOutputs(inputs, output{"json", b.jsonPath}, output{"plot", b.plot}); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
 
+// checkBenchApplies refuses flags that would be ignored.
+func checkBenchApplies(c *command, b *benchFlags) error {
+	b.generated = slices.Contains(fixture.Names(), b.data)
+	if b.generated {
+		if err := c.refuse("to a generated fixture: it makes its own queries (give --data FILE.fvecs for yours)", "queries"); err != nil {
+			return err
+		}
+		if err := checkFixtureShape(b.data, b.n, b.nq, b.dim); err != nil {
+			return err
+		}
+	} else {
+		if err := c.refuse("to an .fvecs file: its rows are the vectors", "n", "nq", "dim"); err != nil {
+			return err
+		}
+		if b.queries == "" {
+			return usagef("--data %s needs --queries FILE.fvecs", b.data)
+		}
+	}
+	if b.indexFile != "" {
+		// The saved index fixes these; --n and --dim may only repeat it.
+		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
+	}
+	if b.index == "flat" {
+		if err := c.refuse("to a flat index (--index flat): it has no graph", "ef", "m", "ef-construction"); err != nil {
+			return err
+		}
+	}
+	if !slices.ContainsFunc(b.rerank, func(r int) bool { return r > 0 }) {
+		if err := c.refuse("without --rerank above 0: there is no rerank copy", "rerank-storage"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func loadData(b *benchFlags) (*fixture.Set, error) {
-	if slices.Contains(fixture.Names(), b.data) {
-		return fixture.Generate(b.data, b.n, b.nq, b.dim)
+	if b.generated {
+		return generate(b.data, b.n, b.nq, b.dim)
 	}
-	if b.queries == "" {
-		return nil, errors.New("--data FILE.fvecs needs --queries FILE.fvecs")
-	}
-	base, dim, err := fixture.LoadFvecsFile(b.data)
+	set, err := loadBase(b.data)
 	if err != nil {
 		return nil, err
 	}
@@ -167,23 +206,26 @@ func loadData(b *benchFlags) (*fixture.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dim == 0 || qdim != dim {
-		return nil, fmt.Errorf("base dimension %d, queries dimension %d", dim, qdim)
+	if qdim != set.Dim || len(qs) == 0 {
+		return nil, fmt.Errorf("%s: dimension %d and %d queries; %s has dimension %d", b.queries, qdim, len(qs)/max(qdim, 1), b.data, set.Dim)
 	}
-	name := strings.TrimSuffix(filepath.Base(b.data), filepath.Ext(b.data))
-	return &fixture.Set{Name: name, Dim: dim, Base: base, Queries: qs}, nil
+	set.Queries = qs
+	return set, nil
 }
 
-func metricOf(s string) (astral.Metric, error) {
-	switch s {
-	case "cosine":
-		return astral.Cosine, nil
-	case "dot":
-		return astral.Dot, nil
-	case "l2":
-		return astral.L2, nil
+// exactTopK is the ground truth, drawn as a bar on a terminal.
+func exactTopK(set *fixture.Set, k int) [][]int32 {
+	nq, dim := set.NQ(), set.Dim
+	bar := newProgress(fmt.Sprintf("ground truth, %d queries over %d vectors", nq, set.N()), nq)
+	truth := make([][]int32, 0, nq)
+	step := max(1, nq/20)
+	for lo := 0; lo < nq; lo += step {
+		hi := min(lo+step, nq)
+		truth = append(truth, fixture.ExactTopK(set.Base, set.Queries[lo*dim:hi*dim], dim, k, 0)...)
+		bar.set(hi)
 	}
-	return 0, fmt.Errorf("unknown metric %q", s)
+	bar.done()
+	return truth
 }
 
 func versionLine() string {
@@ -195,23 +237,18 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	metric, err := metricOf(b.metric)
-	if err != nil {
-		return err
+	if b.indexFile != "" {
+		return benchIndexFile(b)
 	}
-	fmt.Fprintf(os.Stderr, "%s\npreparing %s...\n", versionLine(), b.data)
+	metric, _ := metricOf(b.metric)
+	kind, _ := kindOf(b.index)
 	set, err := loadData(b)
 	if err != nil {
 		return err
 	}
 	n, nq, dim := set.N(), set.NQ(), set.Dim
-	truth := fixture.ExactTopK(set.Base, set.Queries, dim, b.k, 0)
-	kind := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}[b.index]
-	rep := benchReport{
-		Version: astral.Version, Go: runtime.Version(), CPU: cpuid.CPU.BrandName,
-		Dataset:         benchDataset{Name: set.Name, N: n, Dim: dim, NQ: nq, K: b.k},
-		ReadCeilingGBps: map[string]float64{},
-	}
+	truth := exactTopK(set, b.k)
+	rep := newReport(set, b.k)
 	var ceilingBuf []byte
 	for _, storage := range b.storages {
 		base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel), astral.WithStorage(storage)}
@@ -239,7 +276,7 @@ func runBench(args []string) error {
 		}
 		if kind == astral.KindHNSW {
 			// The exact point for the recall–latency curve: a serial scan.
-			row, err := measure(ref, set, b, 1, truth, exactQuantized)
+			row, err := measure(ref, set, b, 1, truth, exactQuantized, "timing the exact "+storage.String()+" scan")
 			if err != nil {
 				return err
 			}
@@ -284,7 +321,7 @@ func runBench(args []string) error {
 						}
 					}
 					for _, batch := range b.batch {
-						row, err := measure(x, set, b, batch, truth, exactQuantized)
+						row, err := measure(x, set, b, batch, truth, exactQuantized, rowLabel(st.Kind, storage, rerank, threads, ef, batch))
 						if err != nil {
 							rt.Close()
 							return err
@@ -314,22 +351,35 @@ func runBench(args []string) error {
 		p, _ := strconv.Atoi(key)
 		rep.ReadCeilingGBps[key] = max(rep.ReadCeilingGBps[key], readCeiling(ceilingBuf, p))
 	}
-	printTable(&rep)
+	return writeReport(&rep, b)
+}
+
+func newReport(set *fixture.Set, k int) benchReport {
+	return benchReport{
+		Version: astral.Version, Go: runtime.Version(), CPU: cpuid.CPU.BrandName,
+		Dataset:         benchDataset{Name: set.Name, N: set.N(), Dim: set.Dim, NQ: set.NQ(), K: k},
+		ReadCeilingGBps: map[string]float64{},
+	}
+}
+
+// writeReport prints the table and writes the plot and JSON asked for.
+func writeReport(rep *benchReport, b *benchFlags) error {
+	printTable(rep)
 	if b.plot != "" {
-		if err := plotCurve(&rep, b.plot); err != nil {
+		if err := plotCurve(rep, b.plot); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s\n", b.plot)
+		fmt.Fprintf(stdout, "wrote %s\n", b.plot)
 	}
 	if b.jsonPath != "" {
-		out, err := json.MarshalIndent(&rep, "", "  ")
+		out, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(b.jsonPath, append(out, '\n'), 0o644); err != nil {
 			return err
 		}
-		fmt.Printf("\nwrote %s\n", b.jsonPath)
+		fmt.Fprintf(stdout, "\nwrote %s\n", b.jsonPath)
 	}
 	return nil
 }
@@ -373,7 +423,7 @@ func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, what
 // measure warms the index with one pass, then times b.runs runs of whole
 // passes, one call per query (or per batch), and reports the run with the
 // median p50.
-func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth [][]int32, exactQ [][]int64) (benchRow, error) {
+func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth [][]int32, exactQ [][]int64, label string) (benchRow, error) {
 	nq, dim, k := set.NQ(), set.Dim, b.k
 	calls := (nq + batch - 1) / batch
 	dst := make([]astral.Result, batch*k)
@@ -400,13 +450,17 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 		}
 	}
 	type runStats struct{ p50, p95, p99, mean float64 }
-	var runs []runStats
+	runs := make([]runStats, 0, b.runs)
 	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
+	var mallocs uint64
 	totalCalls := 0
 	lat := make([]float64, 0, 1<<16)
+	bar := newProgress(label, b.runs)
 	for r := 0; r < b.runs; r++ {
+		// The bar draws between runs, outside the allocation count.
+		bar.set(r)
 		lat = lat[:0]
+		runtime.ReadMemStats(&ms0)
 		start := time.Now()
 		for pass := 0; pass == 0 || time.Since(start).Seconds() < b.runSeconds; pass++ {
 			for c := 0; c < calls; c++ {
@@ -415,6 +469,8 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 				lat = append(lat, float64(time.Since(t0).Nanoseconds())/1e3)
 			}
 		}
+		runtime.ReadMemStats(&ms1)
+		mallocs += ms1.Mallocs - ms0.Mallocs
 		totalCalls += len(lat)
 		slices.Sort(lat)
 		sum := 0.0
@@ -423,7 +479,7 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 		}
 		runs = append(runs, runStats{pct(lat, 50), pct(lat, 95), pct(lat, 99), sum / float64(len(lat))})
 	}
-	runtime.ReadMemStats(&ms1)
+	bar.done()
 	slices.SortFunc(runs, func(a, b runStats) int {
 		switch {
 		case a.p50 < b.p50:
@@ -438,8 +494,20 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 		Batch: batch, RecallAtK: fixture.RecallAtK(truth, found, k), RecallVsExactQuantized: recallVs(exactQ, found, k),
 		P50us: med.p50, P95us: med.p95, P99us: med.p99, MeanUs: med.mean,
 		QPS:            float64(batch) / med.mean * 1e6,
-		AllocsPerQuery: float64(ms1.Mallocs-ms0.Mallocs) / float64(totalCalls*batch),
+		AllocsPerQuery: float64(mallocs) / float64(totalCalls*batch),
 	}, nil
+}
+
+// rowLabel names a row in progress lines.
+func rowLabel(kind astral.Kind, storage astral.Storage, rerank, threads, ef, batch int) string {
+	s := fmt.Sprintf("timing %s %s", kind, storage)
+	if rerank > 0 {
+		s += fmt.Sprintf(" rerank ×%d", rerank)
+	}
+	if ef > 0 {
+		s += fmt.Sprintf(" ef %d", ef)
+	}
+	return s + fmt.Sprintf(", %d worker(s), batch %d", threads, batch)
 }
 
 func pct(sorted []float64, p float64) float64 {
@@ -461,17 +529,17 @@ func recallVs(ref, found [][]int64, k int) float64 {
 
 func printTable(rep *benchReport) {
 	d := rep.Dataset
-	fmt.Printf("\n%s  %s  cpu: %s  kernel: %s\n", versionLine(), rep.Go, rep.CPU, rep.Kernel)
-	fmt.Printf("dataset %s: %d × %d, %d queries, k=%d\n", d.Name, d.N, d.Dim, d.NQ, d.K)
+	fmt.Fprintf(stdout, "\n%s  %s  cpu: %s  kernel: %s\n", versionLine(), rep.Go, rep.CPU, rep.Kernel)
+	fmt.Fprintf(stdout, "dataset %s: %d × %d, %d queries, k=%d\n", d.Name, d.N, d.Dim, d.NQ, d.K)
 	keys := make([]string, 0, len(rep.ReadCeilingGBps))
 	for key := range rep.ReadCeilingGBps {
 		keys = append(keys, key)
 	}
 	slices.Sort(keys)
 	for _, key := range keys {
-		fmt.Printf("read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
+		fmt.Fprintf(stdout, "read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
 	}
-	fmt.Printf("\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
+	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
 		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
 	for _, r := range rep.Rows {
@@ -483,7 +551,7 @@ func printTable(rep *benchReport) {
 		if r.Rerank > 0 {
 			rerank = fmt.Sprintf("%s×%d", r.RerankStorage, r.Rerank)
 		}
-		fmt.Printf("%-5s %-7s %6s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
+		fmt.Fprintf(stdout, "%-5s %-7s %6s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
 			r.Index, r.Storage, rerank, r.Threads, r.Participants, r.Ef, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
 			r.P50us, r.P95us, r.P99us, r.MeanUs, r.QPS, r.ScanGBps, ceil, r.AllocsPerQuery, r.BuildS, r.BytesPerVector)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,91 +10,160 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
-	"github.com/astral-engine/astral/kernel"
 )
 
 // runBuild builds an index from a fixture or an .fvecs file (ids 0..n-1,
 // in file order) and saves it as an index file.
 func runBuild(args []string) error {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	data := fs.String("data", "random", "fixture (random, spectral, clustered) or base vectors FILE.fvecs")
-	index := fs.String("index", "auto", "index kind: flat, hnsw or auto")
-	out := fs.String("out", "", "index file to write (required)")
-	n := fs.Int("n", 100000, "stored vectors (generated fixtures)")
-	dim := fs.Int("dim", 384, "dimension (generated fixtures)")
-	metricName := fs.String("metric", "cosine", "metric: cosine, dot or l2")
-	m := fs.Int("m", 16, "HNSW: links per node (2·M on level 0)")
-	efc := fs.Int("ef-construction", 200, "HNSW: candidates kept while inserting")
-	efs := fs.Int("ef-search", astral.DefaultEfSearch, "HNSW: default search breadth saved with the index")
-	threads := fs.Int("threads", astral.ThreadsAuto, "runtime workers for the build (the caller not counted; -1: default)")
-	storageName := fs.String("storage", "e5m2", "stored kind: e5m2, e4m3, int8, f16 or f32")
-	rerank := fs.Int("rerank", 0, "rerank factor (0: no rerank copy)")
-	rerankStorage := fs.String("rerank-storage", "f32", "the rerank copy's kind: f16 or f32")
-	if err := fs.Parse(args); err != nil {
+	c := newCommand("build", "astral build --out FILE.idx [flags]",
+		`Builds an index from a fixture or the vectors of an .fvecs file (ids 0 to
+n-1, in file order) and saves it as one index file, which 'astral inspect'
+verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
+		"astral build --data spectral --index hnsw --out memories.idx",
+		"astral build --data base.fvecs --metric l2 --storage int8 --rerank 4 --out base.idx")
+	var data, index, out, metricName, storageName, rerankStorageName string
+	var n, dim, m, efc, efs, threads, rerank int
+	c.str(&data, "data", "random", "fixture (random, spectral, clustered) or the stored vectors' FILE.fvecs", "--data base.fvecs")
+	c.str(&index, "index", "auto", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
+	c.str(&out, "out", "", "the index file to write (required)", "--out memories.idx")
+	c.num(&n, "n", 100000, "stored vectors (generated fixtures only)", "--n 20000")
+	c.num(&dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d (generated fixtures only)", astral.MaxDim), "--dim 128")
+	c.str(&metricName, "metric", "cosine", "metric: cosine, dot or l2", "--metric l2")
+	c.num(&m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
+	c.num(&efc, "ef-construction", 200, fmt.Sprintf("HNSW: candidates kept while inserting, M to %d", astral.MaxEf), "--ef-construction 400")
+	c.num(&efs, "ef-search", astral.DefaultEfSearch, fmt.Sprintf("HNSW: the search breadth saved with the index, 1 to %d", astral.MaxEf), "--ef-search 64")
+	c.num(&threads, "threads", astral.ThreadsAuto, "runtime workers for the build, not counting the caller: "+threadsWant, "--threads 3")
+	c.str(&storageName, "storage", "e5m2", "stored kind: e5m2, e4m3, int8, f16 or f32", "--storage int8")
+	c.num(&rerank, "rerank", 0, fmt.Sprintf("rerank factor, 0 (no rerank copy) to %d", astral.MaxRerankFactor), "--rerank 4")
+	c.str(&rerankStorageName, "rerank-storage", "f32", "the rerank copy's kind: f16 or f32 (with --rerank)", "--rerank-storage f16")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *out == "" {
-		return errors.New("build: --out is required")
+	if out == "" {
+		return usagef("--out is required")
 	}
-	kind, ok := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}[*index]
-	if !ok {
-		return fmt.Errorf("build: unknown --index %q (want flat, hnsw or auto)", *index)
-	}
-	metric, err := metricOf(*metricName)
+	kind, err := kindOf(index)
 	if err != nil {
-		return fmt.Errorf("build: %v", err)
+		return err
+	}
+	metric, err := metricOf(metricName)
+	if err != nil {
+		return err
+	}
+	storages, err := storageList("storage", storageName)
+	if err != nil {
+		return err
+	}
+	if len(storages) != 1 {
+		return usagef("--storage %s: an index has one stored kind", storageName)
+	}
+	rerankStorage, err := rerankStorageOf(rerankStorageName)
+	if err != nil {
+		return err
+	}
+	generated := slices.Contains(fixture.Names(), data)
+	if err := checkBuildFlags(c, generated, kind, n, dim, m, efc, efs, threads, rerank); err != nil {
+		return err
+	}
+	if err := checkOutputs([]output{{"data", fileOrEmpty(generated, data)}}, output{"out", out}); err != nil {
+		return err
 	}
 	var set *fixture.Set
-	if slices.Contains(fixture.Names(), *data) {
-		set, err = fixture.Generate(*data, *n, 0, *dim)
+	if generated {
+		set, err = generate(data, n, 0, dim)
 	} else {
-		var base []float32
-		var d int
-		base, d, err = fixture.LoadFvecsFile(*data)
-		name := strings.TrimSuffix(filepath.Base(*data), filepath.Ext(*data))
-		set = &fixture.Set{Name: name, Dim: d, Base: base}
+		set, err = loadBase(data)
 	}
-	if err != nil {
-		return fmt.Errorf("build: %v", err)
-	}
-	if set.Dim == 0 || set.N() == 0 {
-		return fmt.Errorf("build: %s holds no vectors", *data)
-	}
-	rt, err := astral.NewRuntime(astral.WithThreads(*threads))
-	if err != nil {
-		return fmt.Errorf("build: %v", err)
-	}
-	defer rt.Close()
-	storage, err := kernel.ParseStorage(*storageName)
 	if err != nil {
 		return err
 	}
-	opts := []astral.Option{astral.WithDim(set.Dim), astral.WithMetric(metric), astral.WithKind(kind),
-		astral.WithHNSW(*m, *efc), astral.WithEfSearch(*efs), astral.WithStorage(storage)}
-	if *rerank > 0 {
-		rs, err := kernel.ParseStorage(*rerankStorage)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, astral.WithRerank(rs, *rerank))
-	}
-	x, buildS, err := buildIndex(rt, opts, set, *index)
+	rt, err := astral.NewRuntime(astral.WithThreads(threads))
 	if err != nil {
-		return fmt.Errorf("build: %v", err)
+		return err
 	}
+	defer rt.Close()
+	opts := []astral.Option{astral.WithDim(set.Dim), astral.WithMetric(metric), astral.WithKind(kind),
+		astral.WithHNSW(m, efc), astral.WithEfSearch(efs), astral.WithStorage(storages[0])}
+	if rerank > 0 {
+		opts = append(opts, astral.WithRerank(rerankStorage, rerank))
+	}
+	x, buildS, err := buildIndex(rt, opts, set, index)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
 	start := time.Now()
-	if err := x.SaveFile(*out); err != nil {
-		return fmt.Errorf("build: %v", err)
+	if err := x.SaveFile(out); err != nil {
+		return err
 	}
 	saveS := time.Since(start).Seconds()
-	fi, err := os.Stat(*out)
+	fi, err := os.Stat(out)
 	if err != nil {
-		return fmt.Errorf("build: %v", err)
+		return err
 	}
 	st := x.Stats()
-	fmt.Printf("built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s\n",
-		st.Kind, *index, set.Name, st.Len, st.Dim, st.Metric, buildS, *out, sizeString(fi.Size()), saveS)
+	fmt.Fprintf(stdout, "built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s\n",
+		st.Kind, index, set.Name, st.Len, st.Dim, st.Metric, buildS, out, sizeString(fi.Size()), saveS)
 	return nil
+}
+
+// checkBuildFlags refuses values out of range and flags that do not apply.
+func checkBuildFlags(c *command, generated bool, kind astral.Kind, n, dim, m, efc, efs, threads, rerank int) error {
+	if generated {
+		if err := checkFixtureShape(c.fs.Lookup("data").Value.String(), n, 1, dim); err != nil {
+			return err
+		}
+	} else if err := c.refuse("to an .fvecs file: its rows are the vectors", "n", "dim"); err != nil {
+		return err
+	}
+	if kind == astral.KindFlat {
+		if err := c.refuse("to a flat index (--index flat): it has no graph", "m", "ef-construction", "ef-search"); err != nil {
+			return err
+		}
+	}
+	if rerank == 0 {
+		if err := c.refuse("without --rerank: there is no rerank copy", "rerank-storage"); err != nil {
+			return err
+		}
+	}
+	switch {
+	case m < 2 || m > astral.MaxM:
+		return usagef("--m %d: want 2 to %d", m, astral.MaxM)
+	case efc < m || efc > astral.MaxEf:
+		return usagef("--ef-construction %d: want M (%d) to %d", efc, m, astral.MaxEf)
+	case efs < 1 || efs > astral.MaxEf:
+		return usagef("--ef-search %d: want 1 to %d", efs, astral.MaxEf)
+	case threads < astral.ThreadsAuto || threads > astral.MaxThreads:
+		return usagef("--threads %d: want %s", threads, threadsWant)
+	case rerank < 0 || rerank > astral.MaxRerankFactor:
+		return usagef("--rerank %d: want 0 (none) to %d", rerank, astral.MaxRerankFactor)
+	}
+	return nil
+}
+
+// fileOrEmpty is path when --data names a file, so outputs are checked
+// against it.
+func fileOrEmpty(generated bool, path string) string {
+	if generated {
+		return ""
+	}
+	return path
+}
+
+// loadBase reads stored vectors from an .fvecs file.
+func loadBase(path string) (*fixture.Set, error) {
+	base, dim, err := fixture.LoadFvecsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if dim == 0 || len(base) == 0 {
+		return nil, fmt.Errorf("%s holds no vectors", path)
+	}
+	if dim > astral.MaxDim {
+		return nil, fmt.Errorf("%s: dimension %d; an index takes 1 to %d", path, dim, astral.MaxDim)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return &fixture.Set{Name: name, Dim: dim, Base: base}, nil
 }
 
 // sizeString is a byte count with its binary unit.

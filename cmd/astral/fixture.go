@@ -1,37 +1,74 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
+	"slices"
 
+	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
 )
 
 func runFixture(args []string) error {
-	fs := flag.NewFlagSet("fixture", flag.ContinueOnError)
-	data := fs.String("data", "random", "fixture: random, spectral or clustered")
-	n := fs.Int("n", 100000, "stored vectors")
-	nq := fs.Int("nq", 64, "queries")
-	dim := fs.Int("dim", 384, "dimension")
-	out := fs.String("out", "", "base vectors .fvecs (required)")
-	qout := fs.String("queries-out", "", "queries .fvecs (required)")
-	if err := fs.Parse(args); err != nil {
+	c := newCommand("fixture", "astral fixture --out BASE.fvecs --queries-out QUERIES.fvecs [flags]",
+		`Generates one of the benchmark fixtures (BENCH.md gives their recipes) from
+fixed seeds and writes its stored vectors and queries as .fvecs, so other
+engines can be measured on the very same data.`,
+		"astral fixture --data spectral --out base.fvecs --queries-out query.fvecs",
+		"astral fixture --data clustered --n 20000 --nq 200 --dim 128 --out c.fvecs --queries-out cq.fvecs")
+	var data, out, qout string
+	var n, nq, dim int
+	c.str(&data, "data", "random", "fixture: random, spectral or clustered", "--data spectral")
+	c.num(&n, "n", 100000, "stored vectors", "--n 20000")
+	c.num(&nq, "nq", 64, "queries", "--nq 1000")
+	c.num(&dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d", astral.MaxDim), "--dim 128")
+	c.str(&out, "out", "", "the stored vectors' .fvecs file to write (required)", "--out base.fvecs")
+	c.str(&qout, "queries-out", "", "the queries' .fvecs file to write (required)", "--queries-out query.fvecs")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if *out == "" || *qout == "" {
-		return errors.New("fixture: --out and --queries-out are required")
+	if out == "" || qout == "" {
+		return usagef("--out and --queries-out are required")
 	}
-	set, err := fixture.Generate(*data, *n, *nq, *dim)
+	if err := checkFixtureShape(data, n, nq, dim); err != nil {
+		return err
+	}
+	if err := checkOutputs(nil, output{"out", out}, output{"queries-out", qout}); err != nil {
+		return err
+	}
+	set, err := generate(data, n, nq, dim)
 	if err != nil {
 		return err
 	}
-	if err := fixture.SaveFvecsFile(*out, set.Base, set.Dim); err != nil {
+	if err := fixture.SaveFvecsFile(out, set.Base, set.Dim); err != nil {
 		return err
 	}
-	if err := fixture.SaveFvecsFile(*qout, set.Queries, set.Dim); err != nil {
+	if err := fixture.SaveFvecsFile(qout, set.Queries, set.Dim); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s (%d × %d) and %s (%d queries)\n", *out, set.N(), set.Dim, *qout, set.NQ())
+	fmt.Fprintf(stdout, "wrote %s (%d × %d) and %s (%d queries)\n", out, set.N(), set.Dim, qout, set.NQ())
 	return nil
+}
+
+// checkFixtureShape refuses a fixture the generator or an index cannot take.
+func checkFixtureShape(data string, n, nq, dim int) error {
+	if !slices.Contains(fixture.Names(), data) {
+		return usagef("--data %q: want random, spectral or clustered", data)
+	}
+	if n < 1 {
+		return usagef("--n %d: want 1 or more", n)
+	}
+	if nq < 1 {
+		return usagef("--nq %d: want 1 or more", nq)
+	}
+	if dim < 1 || dim > astral.MaxDim {
+		return usagef("--dim %d: want 1 to %d, the most an index takes", dim, astral.MaxDim)
+	}
+	return nil
+}
+
+// generate makes a fixture, showing that it works on a terminal.
+func generate(name string, n, nq, dim int) (*fixture.Set, error) {
+	t := startTicker(fmt.Sprintf("generating %s, %d × %d and %d queries", name, n, dim, nq))
+	defer t.stop()
+	return fixture.Generate(name, n, nq, dim)
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,39 +14,40 @@ import (
 // checks every count and link); a damaged file makes it fail with a
 // one-line reason after printing what could be read.
 func runInspect(args []string) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: astral inspect FILE")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	c := newCommand("inspect", "astral inspect FILE.idx",
+		`Prints an index file's header, sections, checksums and statistics. It
+checksums every section and then opens the index, which checks every count
+and link; a damaged file fails with a one-line reason after what could be
+read is printed. It has no flags besides -h.`,
+		"astral inspect memories.idx")
+	c.operands = 1
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("inspect: want one index file")
+	if c.fs.NArg() != 1 {
+		return usagef("want one index file")
 	}
-	path := fs.Arg(0)
+	path := c.fs.Arg(0)
 	info, err := astral.InspectFile(path)
 	if info != nil {
 		printInfo(path, info)
 	}
 	if err != nil {
-		return fmt.Errorf("inspect: %s: %v", path, oneLine(err))
+		return fmt.Errorf("%s: %v", path, oneLine(err))
 	}
 	start := time.Now()
 	x, err := astral.OpenFile(nil, path)
 	if err != nil {
-		return fmt.Errorf("inspect: %s: %v", path, oneLine(err))
+		return fmt.Errorf("%s: %v", path, oneLine(err))
 	}
 	defer x.Close()
 	openMs := time.Since(start).Seconds() * 1e3
 	st := x.Stats()
-	fmt.Printf("\nstats      %d vectors, %s, kernel %s, %.1f bytes/vector; opened (mapped, checked) in %.2f ms\n",
+	fmt.Fprintf(stdout, "\nstats      %d vectors, %s, kernel %s, %.1f bytes/vector; opened (mapped, checked) in %.2f ms\n",
 		st.Len, st.Kind, st.Kernel, st.BytesPerVector, openMs)
 	if gs, ok := x.GraphStats(); ok {
-		fmt.Printf("graph      %d nodes, %d tombstones, entry level %d\n", gs.Nodes, gs.Deleted, gs.EntryLevel)
-		fmt.Printf("levels     %s (live nodes on each level)\n", joinInts(gs.Levels))
+		fmt.Fprintf(stdout, "graph      %d nodes, %d tombstones, entry level %d\n", gs.Nodes, gs.Deleted, gs.EntryLevel)
+		fmt.Fprintf(stdout, "levels     %s (live nodes on each level)\n", joinInts(gs.Levels))
 		links, nodes := 0, 0
 		for c, k := range gs.Level0Links {
 			links += c * k
@@ -59,36 +57,36 @@ func runInspect(args []string) error {
 		if nodes > 0 {
 			mean = float64(links) / float64(nodes)
 		}
-		fmt.Printf("level 0    %.2f links per node on average (at most %d); %d nodes without links\n",
+		fmt.Fprintf(stdout, "level 0    %.2f links per node on average (at most %d); %d nodes without links\n",
 			mean, len(gs.Level0Links)-1, gs.Level0Links[0])
 	}
-	fmt.Println("ok         every checksum, count, offset and link checked")
+	fmt.Fprintln(stdout, "ok         every checksum, count, offset and link checked")
 	return nil
 }
 
 func printInfo(path string, in *astral.FileInfo) {
-	fmt.Printf("file       %s (%d bytes)\n", path, in.Size)
-	fmt.Printf("format     version %d, little-endian, header %d bytes, header CRC-32C %#08x ok\n", in.Version, in.HeaderLen, in.HeaderCRC)
-	fmt.Printf("index      %v (configured %v), dimension %d, %v, %v, %d bytes per record\n",
+	fmt.Fprintf(stdout, "file       %s (%d bytes)\n", path, in.Size)
+	fmt.Fprintf(stdout, "format     version %d, little-endian, header %d bytes, header CRC-32C %#08x ok\n", in.Version, in.HeaderLen, in.HeaderCRC)
+	fmt.Fprintf(stdout, "index      %v (configured %v), dimension %d, %v, %v, %d bytes per record\n",
 		in.Structure, in.Kind, in.Dim, in.Metric, in.Storage, in.Stride)
 	if in.Rerank != 0 {
-		fmt.Printf("rerank     %v copy, %d candidates per result\n", in.Rerank, in.RerankFactor)
+		fmt.Fprintf(stdout, "rerank     %v copy, %d candidates per result\n", in.Rerank, in.RerankFactor)
 	}
-	fmt.Printf("options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
-	fmt.Printf("counts     %d vectors in %d slots", in.Count, in.Slots)
+	fmt.Fprintf(stdout, "options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
+	fmt.Fprintf(stdout, "counts     %d vectors in %d slots", in.Count, in.Slots)
 	if in.Structure == astral.KindHNSW {
-		fmt.Printf(" (%d tombstones), %d words per level-0 block, %d upper-level words", in.Slots-in.Count, in.BlockWords, in.UpperWords)
+		fmt.Fprintf(stdout, " (%d tombstones), %d words per level-0 block, %d upper-level words", in.Slots-in.Count, in.BlockWords, in.UpperWords)
 	}
-	fmt.Println()
+	fmt.Fprintln(stdout, )
 	if in.Structure == astral.KindHNSW {
 		if in.Entry == astral.NoEntry {
-			fmt.Println("entry      none (empty graph)")
+			fmt.Fprintln(stdout, "entry      none (empty graph)")
 		} else {
-			fmt.Printf("entry      slot %d, level %d; level seed %d, keep pruned %v\n", in.Entry&(1<<32-1), in.Entry>>32, in.Seed, in.KeepPruned)
+			fmt.Fprintf(stdout, "entry      slot %d, level %d; level seed %d, keep pruned %v\n", in.Entry&(1<<32-1), in.Entry>>32, in.Seed, in.KeepPruned)
 		}
 	}
-	fmt.Println("sections")
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(stdout, "sections")
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  \tkind\tname\toffset\tlength\tcrc32c\tcomputed\t\t")
 	for _, s := range in.Sections {
 		status := "ok"
@@ -110,7 +108,7 @@ func printInfo(path string, in *astral.FileInfo) {
 	}
 	tw.Flush()
 	if in.Metadata != "" {
-		fmt.Printf("metadata   %s\n", strings.ReplaceAll(strings.TrimRight(in.Metadata, "\n"), "\n", "; "))
+		fmt.Fprintf(stdout, "metadata   %s\n", strings.ReplaceAll(strings.TrimRight(in.Metadata, "\n"), "\n", "; "))
 	}
 }
 

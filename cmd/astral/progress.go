@@ -2,44 +2,91 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 )
 
-// progress draws a bar on stderr while an index builds; without a terminal
-// it prints one line at the end, so logs stay readable.
+// progressOut is where progress is drawn, and isTerminal whether to draw
+// it: only on a terminal, so logs and pipes stay free of bars.
+var (
+	progressOut io.Writer = os.Stderr
+	isTerminal            = stderrIsTerminal()
+)
+
+func stderrIsTerminal() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progress draws a bar for work of a known size.
 type progress struct {
 	label      string
 	total      int
-	tty        bool
 	lastFilled int
+	start      time.Time
 }
 
 func newProgress(label string, total int) *progress {
-	fi, err := os.Stderr.Stat()
-	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
-	return &progress{label: label, total: max(total, 1), tty: tty, lastFilled: -1}
+	return &progress{label: label, total: max(total, 1), lastFilled: -1, start: time.Now()}
 }
 
-const barWidth = 40
+const barWidth = 30
 
 func (p *progress) set(done int) {
-	if !p.tty {
+	if !isTerminal {
 		return
 	}
-	filled := barWidth * done / p.total
+	filled := barWidth * min(done, p.total) / p.total
 	if filled == p.lastFilled {
 		return
 	}
 	p.lastFilled = filled
-	fmt.Fprintf(os.Stderr, "\r%s [%s%s] %3d%%", p.label, strings.Repeat("=", filled), strings.Repeat(" ", barWidth-filled), 100*done/p.total)
+	fmt.Fprintf(progressOut, "\r%s [%s%s] %3d%%", p.label, strings.Repeat("=", filled), strings.Repeat(" ", barWidth-filled), 100*min(done, p.total)/p.total)
 }
 
 func (p *progress) done() {
-	if p.tty {
-		p.set(p.total)
-		fmt.Fprintln(os.Stderr)
+	if !isTerminal {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "%s: done\n", p.label)
+	p.set(p.total)
+	fmt.Fprintf(progressOut, " %.1f s\n", time.Since(p.start).Seconds())
+}
+
+// ticker shows the seconds spent on work whose size it cannot see.
+type ticker struct {
+	label string
+	stopC chan struct{}
+	wg    sync.WaitGroup
+	start time.Time
+}
+
+func startTicker(label string) *ticker {
+	t := &ticker{label: label, stopC: make(chan struct{}), start: time.Now()}
+	if !isTerminal {
+		return t
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(progressOut, "\r%s... %.1f s", t.label, time.Since(t.start).Seconds())
+			select {
+			case <-t.stopC:
+				fmt.Fprintf(progressOut, "\r%s: %.1f s\n", t.label, time.Since(t.start).Seconds())
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return t
+}
+
+func (t *ticker) stop() {
+	close(t.stopC)
+	t.wg.Wait()
 }
