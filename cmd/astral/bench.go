@@ -152,6 +152,9 @@ curve. Every combination of the comma lists is one row.`,
 	if err := checkBenchApplies(c, b); err != nil {
 		return nil, err
 	}
+	if err := checkPlotPath(b.plot); err != nil {
+		return nil, err
+	}
 	inputs := []output{{"data", fileOrEmpty(b.generated, b.data)}, {"queries", b.queries}, {"index-file", b.indexFile}}
 	if err := checkOutputs(inputs, output{"json", b.jsonPath}, output{"plot", b.plot}); err != nil {
 		return nil, err

@@ -2,60 +2,218 @@ package main
 
 import (
 	"fmt"
-	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// plotCurve draws recall@k against p50 latency: one line per HNSW thread
-// count through its ef values, and the flat rows as points.
-func plotCurve(rep *benchReport, path string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %d × %d, recall@%d vs p50", rep.Dataset.Name, rep.Dataset.N, rep.Dataset.Dim, rep.Dataset.K)
-	p.X.Label.Text = "p50 latency (µs, log scale)"
-	p.Y.Label.Text = fmt.Sprintf("recall@%d", rep.Dataset.K)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Add(plotter.NewGrid())
-	curves := map[int]plotter.XYs{}
-	var order []int
-	var flatPts plotter.XYs
-	for _, r := range rep.Rows {
-		pt := plotter.XY{X: r.P50us, Y: r.RecallAtK}
-		if r.Index == "hnsw" && r.Batch == 1 {
-			if _, ok := curves[r.Threads]; !ok {
-				order = append(order, r.Threads)
-			}
-			curves[r.Threads] = append(curves[r.Threads], pt)
-		} else if r.Index == "flat" && r.Batch == 1 {
-			flatPts = append(flatPts, pt)
-		}
+// plotFormats are the --plot extensions gonum writes.
+var plotFormats = []string{"png", "svg", "pdf"}
+
+func checkPlotPath(path string) error {
+	if path == "" {
+		return nil
 	}
-	for i, t := range order {
-		line, points, err := plotter.NewLinePoints(curves[t])
-		if err != nil {
-			return err
-		}
-		line.Color = plotutil.Color(i)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(fmt.Sprintf("HNSW (built by %d worker(s) + caller; each search on one thread)", t), line, points)
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if !slices.Contains(plotFormats, ext) {
+		return usagef("--plot %s: want a .png, .svg or .pdf file", path)
 	}
-	if len(flatPts) > 0 {
-		sc, err := plotter.NewScatter(flatPts)
-		if err != nil {
-			return err
-		}
-		sc.Color = color.RGBA{R: 200, A: 255}
-		sc.Radius = vg.Points(4)
-		p.Add(sc)
-		p.Legend.Add("flat (exact scan of E5M2)", sc)
-	}
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(30)
-	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+	return nil
 }
+
+// curve is the rows of one (index, storage, rerank, threads): a line
+// through its ef values for HNSW, one point for flat.
+type curve struct {
+	index, storage, rerankStorage string
+	rerank, threads               int
+	pts                           plotter.XYs
+	efs                           []int
+}
+
+func (c *curve) label() string {
+	s := c.index
+	if s == "hnsw" {
+		s = "HNSW"
+	}
+	s += " " + c.storage
+	if c.rerank > 0 {
+		s += fmt.Sprintf(" + %s rerank ×%d", c.rerankStorage, c.rerank)
+	}
+	if c.index == "flat" {
+		s += " (exact scan)"
+	}
+	if c.threads == 0 {
+		return s + ", serial"
+	}
+	return s + fmt.Sprintf(", %d worker(s) + caller", c.threads)
+}
+
+// curves groups the one-query-per-call rows, in the order they came.
+func curves(rep *benchReport) []*curve {
+	var out []*curve
+	for _, r := range rep.Rows {
+		if r.Batch != 1 {
+			continue
+		}
+		i := slices.IndexFunc(out, func(c *curve) bool {
+			return c.index == r.Index && c.storage == r.Storage && c.rerank == r.Rerank && c.rerankStorage == r.RerankStorage && c.threads == r.Threads
+		})
+		if i < 0 {
+			out = append(out, &curve{index: r.Index, storage: r.Storage, rerank: r.Rerank, rerankStorage: r.RerankStorage, threads: r.Threads})
+			i = len(out) - 1
+		}
+		out[i].pts = append(out[i].pts, plotter.XY{X: r.P50us, Y: r.RecallAtK})
+		out[i].efs = append(out[i].efs, r.Ef)
+	}
+	return out
+}
+
+// plotCurve draws recall@k against p50 latency (log scale): one curve per
+// (index, storage, rerank, threads), the ef beside each HNSW point, flat
+// rows as single points; the legend sits beside the plot so it hides none.
+func plotCurve(rep *benchReport, path string) error {
+	cs := curves(rep)
+	if len(cs) == 0 {
+		return fmt.Errorf("--plot %s: no rows of one query per call to plot (add 1 to --batch)", path)
+	}
+	d := rep.Dataset
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %d × %d, %d queries, recall@%d vs p50 latency\n%s, %d logical CPUs; astral %s, kernel %s",
+		d.Name, d.N, d.Dim, d.NQ, d.K, machineName(rep.CPU), runtime.NumCPU(), rep.Version, rep.Kernel)
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Label.Text = "p50 latency per query, µs (log scale; one query per call)"
+	p.Y.Label.Text = fmt.Sprintf("recall@%d against exact f32 search", d.K)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.TickerFunc(logTicks)
+	p.Add(plotter.NewGrid())
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(9)
+	minX, maxX, minY := math.Inf(1), 0.0, 1.0
+	colors := map[string]int{}
+	threadStyles := map[int]int{}
+	efNote := false
+	for _, c := range cs {
+		for _, pt := range c.pts {
+			minX, maxX, minY = min(minX, pt.X), max(maxX, pt.X), min(minY, pt.Y)
+		}
+		// One colour per stored kind (and rerank), one dash per thread count,
+		// so a flat point and the HNSW curve of the same kind match.
+		ck := fmt.Sprint(c.storage, c.rerank, c.rerankStorage)
+		if _, ok := colors[ck]; !ok {
+			colors[ck] = len(colors)
+		}
+		if _, ok := threadStyles[c.threads]; !ok {
+			threadStyles[c.threads] = len(threadStyles)
+		}
+		col := plotutil.Color(colors[ck])
+		if c.index == "flat" {
+			sc, err := plotter.NewScatter(c.pts)
+			if err != nil {
+				return err
+			}
+			sc.Color, sc.Shape, sc.Radius = col, draw.BoxGlyph{}, vg.Points(4)
+			p.Add(sc)
+			legend.Add(c.label(), sc)
+			continue
+		}
+		order := make([]int, len(c.pts))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return c.efs[a] - c.efs[b] })
+		pts, labels := make(plotter.XYs, len(order)), make([]string, len(order))
+		for i, j := range order {
+			pts[i], labels[i] = c.pts[j], fmt.Sprint(c.efs[j])
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		line.Color, points.Color = col, col
+		line.Dashes = plotutil.Dashes(threadStyles[c.threads])
+		points.Shape, points.Radius = draw.CircleGlyph{}, vg.Points(2.5)
+		efLabels, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		if err != nil {
+			return err
+		}
+		for i := range efLabels.TextStyle {
+			efLabels.TextStyle[i].Font.Size = vg.Points(8)
+			efLabels.TextStyle[i].Color = col
+		}
+		// Curves of other thread counts often overlap: put their labels on
+		// the other side of the point.
+		if threadStyles[c.threads]%2 == 0 {
+			efLabels.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(-11)}
+		} else {
+			efLabels.Offset = vg.Point{X: vg.Points(-14), Y: vg.Points(4)}
+		}
+		p.Add(line, points, efLabels)
+		legend.Add(c.label(), line, points)
+		efNote = true
+	}
+	if efNote {
+		legend.Add("numbers beside HNSW points: ef")
+	}
+	// Recall is 0 to 1: show from a little under the lowest point to 1.
+	p.Y.Min, p.Y.Max = max(0, math.Floor(minY*10-0.5)/10), 1
+	p.X.Min, p.X.Max = minX/1.3, maxX*1.5
+	w, h := 9*vg.Inch, 5.5*vg.Inch
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	canvas, err := draw.NewFormattedCanvas(w, h, ext)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(canvas)
+	legendW := 2.6 * vg.Inch
+	p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+	legend.Draw(draw.Crop(dc, w-legendW+vg.Points(8), -vg.Points(4), 0, -vg.Points(50)))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := canvas.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// logTicks labels 1, 2 and 5 times each power of ten, so a range of less
+// than a decade still shows numbers.
+func logTicks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		base := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * base
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = fmt.Sprintf("%g", v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// machineName is the CPU's brand name, or a stand-in when it has none.
+func machineName(cpu string) string {
+	if strings.TrimSpace(cpu) == "" {
+		return "unknown CPU"
+	}
+	return strings.TrimSpace(cpu)
+}
+
