@@ -77,7 +77,7 @@ func printInfo(path string, in *astral.FileInfo) {
 	if in.Structure == astral.KindHNSW {
 		fmt.Fprintf(stdout, " (%d tombstones), %d words per level-0 block, %d upper-level words", in.Slots-in.Count, in.BlockWords, in.UpperWords)
 	}
-	fmt.Fprintln(stdout, )
+	fmt.Fprintln(stdout)
 	if in.Structure == astral.KindHNSW {
 		if in.Entry == astral.NoEntry {
 			fmt.Fprintln(stdout, "entry      none (empty graph)")

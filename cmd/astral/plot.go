@@ -216,4 +216,3 @@ func machineName(cpu string) string {
 	}
 	return strings.TrimSpace(cpu)
 }
-
