@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -54,7 +56,10 @@ func (c *curve) label() string {
 	if c.threads == 0 {
 		return s + ", serial"
 	}
-	return s + fmt.Sprintf(", %d worker(s) + caller", c.threads)
+	if c.threads == 1 {
+		return s + ", 1 worker + caller"
+	}
+	return s + fmt.Sprintf(", %d workers + caller", c.threads)
 }
 
 // curves groups the one-query-per-call rows, in the order they came.
@@ -81,21 +86,56 @@ func curves(rep *benchReport) []*curve {
 // (index, storage, rerank, threads), the ef beside each HNSW point, flat
 // rows as single points; the legend sits beside the plot so it hides none.
 func plotCurve(rep *benchReport, path string) error {
+	p, legend, entries, err := recallPlot(rep)
+	if err != nil {
+		return fmt.Errorf("--plot %s: %v", path, err)
+	}
+	// The legend gets the width its longest entry needs, beside a plot
+	// of fixed size.
+	legendW := 0 * vg.Inch
+	for _, e := range entries {
+		legendW = max(legendW, legend.TextStyle.Rectangle(e).Size().X)
+	}
+	legendW += legend.ThumbnailWidth + vg.Points(24)
+	w, h := 6.4*vg.Inch+legendW, 5.5*vg.Inch
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	canvas, err := draw.NewFormattedCanvas(w, h, ext)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(canvas)
+	p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+	legend.Draw(draw.Crop(dc, w-legendW+vg.Points(8), -vg.Points(4), 0, -vg.Points(50)))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := canvas.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// recallPlot lays out the plot and its legend, whose texts it returns.
+func recallPlot(rep *benchReport) (*plot.Plot, *plot.Legend, []string, error) {
 	cs := curves(rep)
 	if len(cs) == 0 {
-		return fmt.Errorf("--plot %s: no rows of one query per call to plot (add 1 to --batch)", path)
+		return nil, nil, nil, errors.New("no rows of one query per call to plot (add 1 to --batch)")
 	}
 	d := rep.Dataset
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %d × %d, %d queries, recall@%d vs p50 latency\n%s, %d logical CPUs; astral %s, kernel %s",
-		d.Name, d.N, d.Dim, d.NQ, d.K, machineName(rep.CPU), runtime.NumCPU(), rep.Version, rep.Kernel)
+		d.Name, d.N, d.Dim, d.NQ, d.K, machineName(rep.CPU), runtime.NumCPU(), rep.Version, strings.Split(rep.Kernel, "/")[0])
 	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.X.Label.Text = "p50 latency per query, µs (log scale; one query per call)"
 	p.Y.Label.Text = fmt.Sprintf("recall@%d against exact f32 search", d.K)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.TickerFunc(logTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(recallTicks)
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
+	var entries []string
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(9)
 	minX, maxX, minY := math.Inf(1), 0.0, 1.0
@@ -119,11 +159,12 @@ func plotCurve(rep *benchReport, path string) error {
 		if c.index == "flat" {
 			sc, err := plotter.NewScatter(c.pts)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 			sc.Color, sc.Shape, sc.Radius = col, draw.BoxGlyph{}, vg.Points(4)
 			p.Add(sc)
 			legend.Add(c.label(), sc)
+			entries = append(entries, c.label())
 			continue
 		}
 		order := make([]int, len(c.pts))
@@ -137,14 +178,14 @@ func plotCurve(rep *benchReport, path string) error {
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		line.Color, points.Color = col, col
 		line.Dashes = plotutil.Dashes(threadStyles[c.threads])
 		points.Shape, points.Radius = draw.CircleGlyph{}, vg.Points(2.5)
 		efLabels, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		for i := range efLabels.TextStyle {
 			efLabels.TextStyle[i].Font.Size = vg.Points(8)
@@ -159,33 +200,17 @@ func plotCurve(rep *benchReport, path string) error {
 		}
 		p.Add(line, points, efLabels)
 		legend.Add(c.label(), line, points)
+		entries = append(entries, c.label())
 		efNote = true
 	}
 	if efNote {
 		legend.Add("numbers beside HNSW points: ef")
+		entries = append(entries, "numbers beside HNSW points: ef")
 	}
 	// Recall is 0 to 1: show from a little under the lowest point to 1.
 	p.Y.Min, p.Y.Max = max(0, math.Floor(minY*10-0.5)/10), 1
 	p.X.Min, p.X.Max = minX/1.3, maxX*1.5
-	w, h := 9*vg.Inch, 5.5*vg.Inch
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	canvas, err := draw.NewFormattedCanvas(w, h, ext)
-	if err != nil {
-		return err
-	}
-	dc := draw.New(canvas)
-	legendW := 2.6 * vg.Inch
-	p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
-	legend.Draw(draw.Crop(dc, w-legendW+vg.Points(8), -vg.Points(4), 0, -vg.Points(50)))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := canvas.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return p, &legend, entries, nil
 }
 
 // logTicks labels 1, 2 and 5 times each power of ten, so a range of less
@@ -205,6 +230,28 @@ func logTicks(lo, hi float64) []plot.Tick {
 			}
 			ticks = append(ticks, t)
 		}
+	}
+	return ticks
+}
+
+// recallTicks labels every 0.1 of recall (0.05 on a short range), with
+// minor marks between.
+func recallTicks(lo, hi float64) []plot.Tick {
+	step := 0.1
+	if hi-lo < 0.3 {
+		step = 0.05
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / step * 2); i/2*step <= hi+1e-9; i++ {
+		t := plot.Tick{Value: i / 2 * step}
+		if int(i)%2 == 0 {
+			if step == 0.1 {
+				t.Label = strconv.FormatFloat(math.Round(t.Value*10)/10, 'f', 1, 64)
+			} else {
+				t.Label = strconv.FormatFloat(math.Round(t.Value*20)/20, 'f', 2, 64)
+			}
+		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }

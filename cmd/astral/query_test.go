@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/astral-engine/astral/astral"
+	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// captured runs fn with stdout going to a buffer.
+func captured(t *testing.T, fn func() error) string {
+	t.Helper()
+	var buf bytes.Buffer
+	old := stdout
+	stdout = &buf
+	defer func() { stdout = old }()
+	require.NoError(t, fn())
+	return buf.String()
+}
+
+// TestQuery: astral query prints, for each query, the ids and scores the
+// library returns for it, scores in full; --first and --ef are honoured.
+func TestQuery(t *testing.T) {
+	dir := t.TempDir()
+	base, queries := fvecsPair(t, dir)
+	qs, dim, err := fixture.LoadFvecsFile(queries)
+	require.NoError(t, err)
+	for _, index := range []string{"flat", "hnsw"} {
+		idx := filepath.Join(dir, index+".idx")
+		captured(t, func() error {
+			return runBuild([]string{"--data", base, "--index", index, "--metric", "l2", "--out", idx})
+		})
+		args := []string{"--index-file", idx, "--queries", queries, "--k", "4", "--threads", "0"}
+		if index == "hnsw" {
+			args = append(args, "--ef", "8")
+		}
+		out := captured(t, func() error { return runQuery(args) })
+		x, err := astral.OpenFile(nil, idx)
+		require.NoError(t, err)
+		if index == "hnsw" {
+			require.NoError(t, x.SetEfSearch(8))
+		}
+		var want strings.Builder
+		fmt.Fprintln(&want, "query rank id score")
+		for q := range len(qs) / dim {
+			res, err := x.Query(nil, qs[q*dim:(q+1)*dim], 4)
+			require.NoError(t, err)
+			require.Len(t, res, 4)
+			for i, r := range res {
+				fmt.Fprintf(&want, "%d %d %d %s\n", q, i+1, r.ID, strconv.FormatFloat(float64(r.Score), 'g', -1, 32))
+			}
+		}
+		require.NoError(t, x.Close())
+		require.Equal(t, want.String(), squeeze(out), index)
+		first := captured(t, func() error { return runQuery(append(args, "--first", "2")) })
+		require.Equal(t, 1+2*4, strings.Count(first, "\n"), index)
+		require.True(t, strings.HasPrefix(out, first), index)
+	}
+	// A query is its own nearest stored vector when it is stored.
+	idx := filepath.Join(dir, "f32.idx")
+	captured(t, func() error {
+		return runBuild([]string{"--data", base, "--index", "flat", "--storage", "f32", "--metric", "l2", "--out", idx})
+	})
+	out := captured(t, func() error {
+		return runQuery([]string{"--index-file", idx, "--queries", base, "--k", "1", "--first", "3"})
+	})
+	lines := strings.Split(strings.TrimSpace(squeeze(out)), "\n")
+	require.Len(t, lines, 4)
+	for q, line := range lines[1:] {
+		f := strings.Fields(line)
+		require.Equal(t, []string{strconv.Itoa(q), "1", strconv.Itoa(q)}, f[:3])
+		d, err := strconv.ParseFloat(f[3], 32)
+		require.NoError(t, err)
+		require.InDelta(t, 0, d, 1e-5) // |q|² - (2q·x - |x|²) rounds
+	}
+	other := filepath.Join(dir, "other.fvecs")
+	require.NoError(t, fixture.SaveFvecsFile(other, make([]float32, 24), 8))
+	err = runQuery([]string{"--index-file", idx, "--queries", other})
+	require.ErrorContains(t, err, "--queries "+other+": dimension 8 and 3 vectors; "+idx+" has dimension 16")
+}
+
+// squeeze collapses the table's padding to single spaces.
+func squeeze(s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(strings.Join(strings.Fields(line), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestBenchIndexFile: bench measures a saved index without rebuilding it
+// and reports the recall that building the same index in bench reports.
+func TestBenchIndexFile(t *testing.T) {
+	dir := t.TempDir()
+	fx := []string{"--data", "clustered", "--n", "800", "--dim", "24"}
+	runRows := func(args ...string) []benchRow {
+		path := filepath.Join(dir, "out.json")
+		captured(t, func() error {
+			return runBench(append(args, "--runs", "1", "--run-seconds", "0.001", "--threads", "0", "--nq", "16", "--json", path))
+		})
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var rep benchReport
+		require.NoError(t, json.Unmarshal(b, &rep))
+		require.Equal(t, 800, rep.Dataset.N)
+		return rep.Rows
+	}
+	for _, storage := range []string{"e5m2", "int8"} {
+		idx := filepath.Join(dir, storage+".idx")
+		captured(t, func() error {
+			return runBuild(append(fx, "--index", "flat", "--storage", storage, "--out", idx))
+		})
+		built := runRows(append(fx, "--index", "flat", "--storage", storage)...)
+		saved := runRows(append(fx, "--index-file", idx)...)
+		require.Len(t, built, 1)
+		require.Len(t, saved, 1)
+		require.Equal(t, "flat", saved[0].Index)
+		require.Equal(t, storage, saved[0].Storage)
+		require.Equal(t, built[0].RecallAtK, saved[0].RecallAtK, storage)
+		require.Equal(t, 1.0, saved[0].RecallVsExactQuantized, storage)
+		require.Zero(t, saved[0].BuildS)
+		require.Greater(t, saved[0].RecallAtK, 0.5)
+	}
+	// An HNSW file: one row per ef, the saved efSearch without --ef.
+	idx := filepath.Join(dir, "hnsw.idx")
+	captured(t, func() error {
+		return runBuild(append(fx, "--index", "hnsw", "--ef-search", "24", "--threads", "0", "--out", idx))
+	})
+	rows := runRows(append(fx, "--index-file", idx, "--ef", "8,64")...)
+	require.Len(t, rows, 2)
+	require.Equal(t, []int{8, 64}, []int{rows[0].Ef, rows[1].Ef})
+	require.LessOrEqual(t, rows[0].RecallVsExactQuantized, rows[1].RecallVsExactQuantized)
+	rows = runRows(append(fx, "--index-file", idx)...)
+	require.Len(t, rows, 1)
+	require.Equal(t, 24, rows[0].Ef)
+	// The data must be the index's.
+	err := runBench([]string{"--index-file", idx, "--data", "clustered", "--n", "700", "--dim", "24"})
+	require.ErrorContains(t, err, "--n 700: "+idx+" holds 800 vectors")
+	err = runBench([]string{"--index-file", idx, "--data", "clustered", "--dim", "32"})
+	require.ErrorContains(t, err, "--dim 32: "+idx+" has dimension 24")
+}
