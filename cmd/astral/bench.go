@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -99,7 +100,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.num(&b.dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d (generated fixtures only)", astral.MaxDim), "--dim 128")
 	c.num(&b.k, "k", 10, fmt.Sprintf("results per query, 1 to %d", astral.MaxK), "--k 100")
 	c.num(&b.runs, "runs", 5, "timed runs; the run with the median p50 is reported", "--runs 7")
-	c.float(&b.runSeconds, "run-seconds", 0.3, "least time per run (whole passes over the queries)", "--run-seconds 1")
+	c.float(&b.runSeconds, "run-seconds", 0.3, "least time per run, in whole passes over the queries (0: one pass)", "--run-seconds 1")
 	c.str(&b.jsonPath, "json", "", "write the BENCH.md JSON report to this file", "--json out.json")
 	c.str(&b.plot, "plot", "", "write the recall-latency plot (PNG) to this file", "--plot curve.png")
 	if err := c.parse(args); err != nil {
@@ -145,8 +146,8 @@ curve. Every combination of the comma lists is one row.`,
 			return nil, e
 		}
 	}
-	if !(b.runSeconds > 0) {
-		return nil, usagef("--run-seconds %g: want more than 0", b.runSeconds)
+	if !(b.runSeconds >= 0) || math.IsInf(b.runSeconds, 1) {
+		return nil, usagef("--run-seconds %g: want 0 (one pass over the queries per run) or more", b.runSeconds)
 	}
 	b.efGiven, b.nGiven, b.dimGiven = c.given("ef"), c.given("n"), c.given("dim")
 	if err := checkBenchApplies(c, b); err != nil {

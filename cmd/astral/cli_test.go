@@ -191,7 +191,7 @@ func TestBadValues(t *testing.T) {
 	refused(t, dir, []string{`--kernel "avx9000": this CPU runs go`}, "bench", "--kernel", "avx9000")
 	refused(t, dir, []string{`--index "tree": want flat, hnsw or auto`}, "build", "--index", "tree", "--out", "x.idx")
 	refused(t, dir, []string{"--ef-construction 8: want M (16) to 4096"}, "build", "--ef-construction", "8", "--out", "x.idx")
-	refused(t, dir, []string{"--run-seconds 0: want more than 0"}, "bench", "--run-seconds", "0")
+	refused(t, dir, []string{"--run-seconds -1: want 0 (one pass over the queries per run) or more"}, "bench", "--run-seconds", "-1")
 	for _, args := range [][]string{{"build", "--threads", "999", "--out", "x.idx"}, {"bench", "--ef", "0", "--index", "hnsw"}} {
 		_, _, errOut := runCLI(t, dir, args...)
 		require.NotContains(t, errOut, "ThreadsAuto")
