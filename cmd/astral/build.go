@@ -23,9 +23,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 		"astral build --data base.fvecs --metric l2 --storage int8 --rerank 4 --out base.idx")
 	var data, index, out, metricName, storageName, rerankStorageName string
 	var n, dim, m, efc, efs, threads, rerank int
-	c.str(&data, "data", "random", "fixture (random, spectral, clustered) or the stored vectors' FILE.fvecs", "--data base.fvecs")
+	c.str(&data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data base.fvecs")
 	c.str(&index, "index", "auto", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
-	c.str(&out, "out", "", "the index file to write (required)", "--out memories.idx")
+	c.str(&out, "out", "", "the index `FILE` to write (required)", "--out memories.idx")
 	c.num(&n, "n", 100000, "stored vectors (generated fixtures only)", "--n 20000")
 	c.num(&dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d (generated fixtures only)", astral.MaxDim), "--dim 128")
 	c.str(&metricName, "metric", "cosine", "metric: cosine, dot or l2", "--metric l2")

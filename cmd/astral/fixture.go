@@ -17,12 +17,12 @@ engines can be measured on the very same data.`,
 		"astral fixture --data clustered --n 20000 --nq 200 --dim 128 --out c.fvecs --queries-out cq.fvecs")
 	var data, out, qout string
 	var n, nq, dim int
-	c.str(&data, "data", "random", "fixture: random, spectral or clustered", "--data spectral")
+	c.str(&data, "data", "random", "fixture `NAME`: random, spectral or clustered", "--data spectral")
 	c.num(&n, "n", 100000, "stored vectors", "--n 20000")
 	c.num(&nq, "nq", 64, "queries", "--nq 1000")
 	c.num(&dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d", astral.MaxDim), "--dim 128")
-	c.str(&out, "out", "", "the stored vectors' .fvecs file to write (required)", "--out base.fvecs")
-	c.str(&qout, "queries-out", "", "the queries' .fvecs file to write (required)", "--queries-out query.fvecs")
+	c.str(&out, "out", "", "the stored vectors' .fvecs `FILE` to write (required)", "--out base.fvecs")
+	c.str(&qout, "queries-out", "", "the queries' .fvecs `FILE` to write (required)", "--queries-out query.fvecs")
 	if err := c.parse(args); err != nil {
 		return err
 	}

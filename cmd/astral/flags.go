@@ -112,7 +112,12 @@ func (c *command) help(w io.Writer) {
 	}
 	c.fs.VisitAll(func(f *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(f)
-		kind = map[string]string{"string": "VALUE", "int": "N", "float": "SECONDS"}[kind]
+		if name, ok := map[string]string{"string": "VALUE", "int": "N", "float": "X"}[kind]; ok {
+			kind = name
+		}
+		if f.Name == "data" {
+			kind = "NAME|FILE" // a fixture or a file: one word cannot say both
+		}
 		fmt.Fprintf(w, "  --%s %s\n", f.Name, kind)
 		fmt.Fprintf(w, "        %s", usage)
 		if f.DefValue != "" && f.DefValue != "0" {

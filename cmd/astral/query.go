@@ -22,8 +22,8 @@ printed in full, so two runs can be compared bit for bit.`,
 		"astral query --index-file memories.idx --queries query.fvecs --first 3 --ef 256")
 	var indexFile, queries string
 	var k, ef, first, threads int
-	c.str(&indexFile, "index-file", "", "the index file to search (required)", "--index-file memories.idx")
-	c.str(&queries, "queries", "", "the queries' FILE.fvecs, of the index's dimension (required)", "--queries query.fvecs")
+	c.str(&indexFile, "index-file", "", "the index `FILE` to search (required)", "--index-file memories.idx")
+	c.str(&queries, "queries", "", "the queries' .fvecs `FILE`, of the index's dimension (required)", "--queries query.fvecs")
 	c.num(&k, "k", 10, fmt.Sprintf("results per query, 1 to %d", astral.MaxK), "--k 5")
 	c.num(&ef, "ef", 0, fmt.Sprintf("HNSW: search breadth, 1 to %d; default: the one saved in the file", astral.MaxEf), "--ef 256")
 	c.num(&first, "first", 0, "search only the first N queries of the file (0: all)", "--first 3")
