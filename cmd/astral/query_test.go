@@ -49,13 +49,13 @@ func TestQuery(t *testing.T) {
 			require.NoError(t, x.SetEfSearch(8))
 		}
 		var want strings.Builder
-		fmt.Fprintln(&want, "query rank id score")
+		fmt.Fprintln(&want, "query rank id score plan")
 		for q := range len(qs) / dim {
-			res, err := x.Query(nil, qs[q*dim:(q+1)*dim], 4)
+			res, plan, err := x.QueryWith(nil, qs[q*dim:(q+1)*dim], astral.QueryOptions{K: 4})
 			require.NoError(t, err)
 			require.Len(t, res, 4)
 			for i, r := range res {
-				fmt.Fprintf(&want, "%d %d %d %s\n", q, i+1, r.ID, strconv.FormatFloat(float64(r.Score), 'g', -1, 32))
+				fmt.Fprintf(&want, "%d %d %d %s %s\n", q, i+1, r.ID, strconv.FormatFloat(float64(r.Score), 'g', -1, 32), plan)
 			}
 		}
 		require.NoError(t, x.Close())
@@ -77,6 +77,7 @@ func TestQuery(t *testing.T) {
 	for q, line := range lines[1:] {
 		f := strings.Fields(line)
 		require.Equal(t, []string{strconv.Itoa(q), "1", strconv.Itoa(q)}, f[:3])
+		require.Equal(t, "scan", f[4])
 		d, err := strconv.ParseFloat(f[3], 32)
 		require.NoError(t, err)
 		require.InDelta(t, 0, d, 1e-5) // |q|² - (2q·x - |x|²) rounds
@@ -85,6 +86,66 @@ func TestQuery(t *testing.T) {
 	require.NoError(t, fixture.SaveFvecsFile(other, make([]float32, 24), 8))
 	err = runQuery([]string{"--index-file", idx, "--queries", other})
 	require.ErrorContains(t, err, "--queries "+other+": dimension 8 and 3 vectors; "+idx+" has dimension 16")
+}
+
+// TestQueryScoped: --owner, --tags-*, --allow and --deny scope the search
+// as QueryWith's filter does, on attributes saved with the index.
+func TestQueryScoped(t *testing.T) {
+	dir := t.TempDir()
+	set, err := fixture.Generate("clustered", 500, 3, 16)
+	require.NoError(t, err)
+	x, err := astral.NewIndex(nil, astral.WithDim(16), astral.WithKind(astral.KindFlat))
+	require.NoError(t, err)
+	ids := make([]uint64, set.N())
+	attrs := make([]astral.Attributes, set.N())
+	for i := range ids {
+		ids[i] = uint64(i)
+		attrs[i] = astral.Attributes{Owner: uint64(i % 4), Tags: 1<<(i%5) | 1<<(i%7+8)}
+	}
+	require.NoError(t, x.AddWith(ids, set.Base, attrs))
+	idx := filepath.Join(dir, "scoped.idx")
+	require.NoError(t, x.SaveFile(idx))
+	require.NoError(t, x.Close())
+	queries := filepath.Join(dir, "q.fvecs")
+	require.NoError(t, fixture.SaveFvecsFile(queries, set.Queries, set.Dim))
+
+	out := captured(t, func() error {
+		return runQuery([]string{"--index-file", idx, "--queries", queries, "--k", "6",
+			"--owner", "2", "--tags-any", "1,3", "--tags-none", "10", "--deny", "2,6,22"})
+	})
+	lines := strings.Split(strings.TrimSpace(squeeze(out)), "\n")
+	require.Len(t, lines, 1+3*6)
+	y, err := astral.OpenFile(nil, idx)
+	require.NoError(t, err)
+	defer y.Close()
+	filter := astral.Filter{Owner: 2, AnyTags: 1<<1 | 1<<3, NoTags: 1 << 10, Deny: []uint64{2, 6, 22}}
+	for q := range 3 {
+		res, plan, err := y.QueryWith(nil, set.Query(q), astral.QueryOptions{K: 6, Filter: filter})
+		require.NoError(t, err)
+		for i, r := range res {
+			want := fmt.Sprintf("%d %d %d %s %s", q, i+1, r.ID, strconv.FormatFloat(float64(r.Score), 'g', -1, 32), plan)
+			require.Equal(t, want, lines[1+q*6+i])
+			a := attrs[r.ID]
+			require.Equal(t, uint64(2), a.Owner)
+			require.NotZero(t, a.Tags&(1<<1|1<<3))
+			require.Zero(t, a.Tags&(1<<10))
+			require.NotContains(t, []uint64{2, 6, 22}, r.ID)
+		}
+	}
+	out = captured(t, func() error {
+		return runQuery([]string{"--index-file", idx, "--queries", queries, "--k", "3", "--first", "1", "--allow", "7,8,9,400", "--tags-all", "8"})
+	})
+	// Of the allowed ids only 7 (i%7 == 0) holds tag 8.
+	require.Equal(t, "query rank id score plan\n", squeeze(out)[:len("query rank id score plan\n")])
+	lines = strings.Split(strings.TrimSpace(squeeze(out)), "\n")
+	require.Len(t, lines, 2)
+	require.Equal(t, "7", strings.Fields(lines[1])[2])
+	require.Equal(t, "direct", strings.Fields(lines[1])[4])
+	for _, bad := range [][]string{{"--tags-any", "64"}, {"--owner", "-1"}, {"--allow", "1,x"}} {
+		err := runQuery(append([]string{"--index-file", idx, "--queries", queries}, bad...))
+		var ue *usageError
+		require.ErrorAs(t, err, &ue, bad)
+	}
 }
 
 // squeeze collapses the table's padding to single spaces.
