@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,6 +198,14 @@ func TestBadValues(t *testing.T) {
 		require.NotContains(t, errOut, "ThreadsAuto")
 		require.NotContains(t, errOut, "MaxEf")
 	}
+	// A library error reads with one prefix: a NaN in the data.
+	nan := make([]float32, 4*8)
+	nan[13] = float32(math.NaN())
+	require.NoError(t, fixture.SaveFvecsFile(filepath.Join(dir, "nan.fvecs"), nan, 8))
+	code, _, errOut := runCLI(t, dir, "build", "--data", "nan.fvecs", "--index", "flat", "--out", "nan.idx")
+	require.Equal(t, 1, code, errOut)
+	require.True(t, strings.HasPrefix(errOut, "astral build: non-finite value: "), errOut)
+	require.Equal(t, 1, strings.Count(errOut, "astral"), errOut)
 	// A failure of the work itself exits 1, with one prefix.
 	code, out, errOut := runCLI(t, dir, "inspect", "missing.idx")
 	require.Equal(t, 1, code)
