@@ -29,7 +29,7 @@ def main(astral_path, hnswlib_path):
           "| Astral p50 µs | hnswlib p50 µs | Astral / hnswlib p50 | Astral p50 / unfiltered | Astral p99 µs | hnswlib p99 µs "
           "| host post-filter (×x: recall@k, p50 µs) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(engine, key=lambda k: (k[1], engine[k]["selectivity"] if k[0] else 2)):
+    for key in sorted(engine, key=lambda k: (k[1], engine[k]["selectivity"] if k[0] else -1)):
         a = engine[key]
         h = other.get(key)
         cells = [a["filter"] or "none", f"{a['selectivity']:.4f}", str(a["ef"]), a["plan"],
