@@ -11,7 +11,8 @@ import (
 )
 
 // plotCurve draws recall@k against p50 latency: one line per HNSW thread
-// count through its ef values, and the flat rows as points.
+// count through its ef values, and the flat rows as points; unfiltered rows
+// only.
 func plotCurve(rep *benchReport, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %d × %d, recall@%d vs p50", rep.Dataset.Name, rep.Dataset.N, rep.Dataset.Dim, rep.Dataset.K)
@@ -24,6 +25,9 @@ func plotCurve(rep *benchReport, path string) error {
 	var order []int
 	var flatPts plotter.XYs
 	for _, r := range rep.Rows {
+		if r.Filter != "" {
+			continue // the curve is of unfiltered search
+		}
 		pt := plotter.XY{X: r.P50us, Y: r.RecallAtK}
 		if r.Index == "hnsw" && r.Batch == 1 {
 			if _, ok := curves[r.Threads]; !ok {
