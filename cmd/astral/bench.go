@@ -56,16 +56,28 @@ type benchRow struct {
 	BuildS                 float64 `json:"build_s"`
 	BytesPerVector         float64 `json:"bytes_per_vector"`
 	Kernel                 string  `json:"kernel"`
+	// Scoped rows (BENCH.md): the filter spec ("" for none), the share of
+	// records it matches, the plan the engine ran, and p50 over the same
+	// index's unfiltered p50 (same storage, rerank, threads, ef and batch,
+	// timed interleaved with it).
+	Filter          string  `json:"filter"`
+	Selectivity     float64 `json:"selectivity"`
+	Plan            string  `json:"plan"`
+	P50VsUnfiltered float64 `json:"p50_vs_unfiltered"`
+	// The host-side post-filter's over-fetch factor x (query k·x
+	// unfiltered, keep the first k that match); 0 for the engine's filter.
+	Postfilter int `json:"postfilter"`
 }
 
 type benchFlags struct {
-	data, queries, index, jsonPath, kernel, metric, plot, indexFile string
-	n, nq, dim, k, runs, m, efConstruction                          int
-	threads, batch, ef, rerank                                      []int
-	storages                                                        []astral.Storage
-	rerankStorage                                                   astral.Storage
-	runSeconds                                                      float64
-	generated                                                       bool
+	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile string
+	n, nq, dim, k, runs, m, efConstruction                                  int
+	threads, batch, ef, rerank, postfilter                                  []int
+	filters                                                                 []fixture.FilterSpec
+	storages                                                                []astral.Storage
+	rerankStorage                                                           astral.Storage
+	runSeconds                                                              float64
+	generated                                                               bool
 	// Whether the user set them: a saved index supplies them otherwise.
 	efGiven, nGiven, dimGiven bool
 }
@@ -80,7 +92,7 @@ curve. Every combination of the comma lists is one row.`,
 		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",
 		"astral bench --index-file memories.idx --data spectral --ef 64,128")
 	b := &benchFlags{}
-	var storages, rerank, rerankStorage, threads, batch, ef string
+	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter string
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.indexFile, "index-file", "", "measure this saved index `FILE` instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
@@ -103,6 +115,9 @@ curve. Every combination of the comma lists is one row.`,
 	c.float(&b.runSeconds, "run-seconds", 0.3, "least `SECONDS` per run, in whole passes over the queries (0: one pass)", "--run-seconds 1")
 	c.str(&b.jsonPath, "json", "", "write the JSON report (docs/BENCHMARKS.md gives its fields) to this `FILE`", "--json out.json")
 	c.str(&b.plot, "plot", "", "write the recall-latency plot to this `FILE` (.png, .svg or .pdf)", "--plot curve.png")
+	c.str(&filters, "filter", "none", "filters to measure (a comma `LIST`): none, tags:SHARE (a tag held by that share of the records), allow:N, owner:N, deny:N; docs/SCOPED.md", "--filter none,tags:0.01,allow:1000")
+	c.str(&postfilter, "postfilter", "0", "host-side post-filter rows beside each filter (batch 1), a comma `LIST` of over-fetch factors x: query k·x unfiltered and keep the first k matches; 0: none", "--postfilter 0,10")
+	c.str(&b.export, "export", "", "write the vectors, attributes, filter lists and exact filtered truth to this `FOLDER` (bench/hnswlib-filter reads it)", "--export /tmp/scoped")
 	if err := c.parse(args); err != nil {
 		return nil, err
 	}
@@ -122,6 +137,12 @@ curve. Every combination of the comma lists is one row.`,
 	if b.storages, err = storageList("storage", storages); err != nil {
 		return nil, err
 	}
+	if b.filters, err = fixture.ParseFilterSpecs(filters); err != nil {
+		return nil, usagef("--filter: %w", err)
+	}
+	if b.postfilter, err = intList("postfilter", postfilter); err != nil {
+		return nil, err
+	}
 	if b.rerankStorage, err = rerankStorageOf(rerankStorage); err != nil {
 		return nil, err
 	}
@@ -136,6 +157,7 @@ curve. Every combination of the comma lists is one row.`,
 		inRange("batch", b.batch, 1, astral.MaxBatch*64, fmt.Sprintf("1 to %d", astral.MaxBatch*64)),
 		inRange("ef", b.ef, 1, astral.MaxEf, fmt.Sprintf("1 to %d (the search breadth; at least k is always used)", astral.MaxEf)),
 		inRange("rerank", b.rerank, 0, astral.MaxRerankFactor, fmt.Sprintf("0 (none) to %d", astral.MaxRerankFactor)),
+		inRange("postfilter", b.postfilter, 0, astral.MaxK, fmt.Sprintf("0 (none) to %d", astral.MaxK)),
 		inRange("k", []int{b.k}, 1, astral.MaxK, fmt.Sprintf("1 to %d", astral.MaxK)),
 		inRange("runs", []int{b.runs}, 1, 1<<20, "1 or more"),
 		inRange("m", []int{b.m}, 2, astral.MaxM, fmt.Sprintf("2 to %d", astral.MaxM)),
@@ -160,6 +182,9 @@ curve. Every combination of the comma lists is one row.`,
 	if err := checkOutputs(inputs, output{"json", b.jsonPath}, output{"plot", b.plot}); err != nil {
 		return nil, err
 	}
+	if err := checkOutputDir(output{"export", b.export}); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -181,8 +206,17 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 			return usagef("--data %s needs --queries FILE.fvecs", b.data)
 		}
 	}
+	filtered := slices.ContainsFunc(b.filters, func(f fixture.FilterSpec) bool { return f != fixture.FilterSpec{} })
+	if !filtered {
+		if err := c.refuse("without a --filter other than none: there is nothing to post-filter", "postfilter"); err != nil {
+			return err
+		}
+	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
+		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export"); err != nil {
+			return err
+		}
 		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
 	}
 	if b.index == "flat" {
@@ -217,23 +251,144 @@ func loadData(b *benchFlags) (*fixture.Set, error) {
 	return set, nil
 }
 
-// exactTopK is the ground truth, drawn as a bar on a terminal.
-func exactTopK(set *fixture.Set, k int) [][]int32 {
+func versionLine() string {
+	return fmt.Sprintf("astral %s (%s, %s/%s)", astral.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// fixtureMetric is the exact search's twin of an index metric.
+func fixtureMetric(m astral.Metric) fixture.Metric {
+	switch m {
+	case astral.Cosine:
+		return fixture.Cosine
+	case astral.L2:
+		return fixture.L2
+	}
+	return fixture.Dot
+}
+
+// scoped is what a bench run needs for its --filter rows: the fixture's
+// attributes and, per filter, the exact filtered answer over the f32
+// vectors. Filters[0] is always none, the unfiltered baseline.
+type scoped struct {
+	scope *fixture.Scope
+	truth [][][]int32 // per filter
+	attrs []astral.Attributes
+}
+
+func (sc *scoped) active() bool { return sc.attrs != nil }
+
+func newScoped(b *benchFlags, set *fixture.Set, metric astral.Metric) (*scoped, error) {
+	specs := b.filters
+	if !slices.Contains(specs, fixture.FilterSpec{}) {
+		specs = append([]fixture.FilterSpec{{}}, specs...)
+	} else if specs[0] != (fixture.FilterSpec{}) {
+		// The baseline first: every filtered row is compared with it.
+		specs = append([]fixture.FilterSpec{{}}, slices.DeleteFunc(slices.Clone(specs), func(s fixture.FilterSpec) bool { return s == fixture.FilterSpec{} })...)
+	}
+	scope, err := fixture.NewScope(set.N(), specs)
+	if err != nil {
+		return nil, usagef("--filter: %w", err)
+	}
+	sc := &scoped{scope: scope}
+	for i := range scope.Filters {
+		sc.truth = append(sc.truth, exactTopK(set, b.k, metric, &scope.Filters[i]))
+	}
+	if len(specs) > 1 {
+		sc.attrs = make([]astral.Attributes, set.N())
+		for i := range sc.attrs {
+			sc.attrs[i] = astral.Attributes{Tags: scope.Tags[i], Owner: scope.Owners[i]}
+		}
+	}
+	return sc, nil
+}
+
+// exactTopK is the ground truth under one filter, drawn as a bar on a
+// terminal.
+func exactTopK(set *fixture.Set, k int, metric astral.Metric, f *fixture.ScopeFilter) [][]int32 {
 	nq, dim := set.NQ(), set.Dim
-	bar := newProgress(fmt.Sprintf("ground truth, %d queries over %d vectors", nq, set.N()), nq)
+	label := fmt.Sprintf("ground truth, %d queries over %d vectors", nq, set.N())
+	if f.Spec.Kind != fixture.FilterNone {
+		label += ", " + f.Spec.String()
+	}
+	bar := newProgress(label, nq)
 	truth := make([][]int32, 0, nq)
 	step := max(1, nq/20)
 	for lo := 0; lo < nq; lo += step {
 		hi := min(lo+step, nq)
-		truth = append(truth, fixture.ExactTopK(set.Base, set.Queries[lo*dim:hi*dim], dim, k, 0)...)
+		truth = append(truth, fixture.ExactTopKIn(set.Base, set.Queries[lo*dim:hi*dim], dim, k, fixtureMetric(metric), f.Rows, 0)...)
 		bar.set(hi)
 	}
 	bar.done()
 	return truth
 }
 
-func versionLine() string {
-	return fmt.Sprintf("astral %s (%s, %s/%s)", astral.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+// engineFilter is the engine's form of a fixture filter.
+func engineFilter(f *fixture.ScopeFilter) astral.Filter {
+	switch f.Spec.Kind {
+	case fixture.FilterTags:
+		return astral.Filter{AllTags: f.Tag}
+	case fixture.FilterOwner:
+		return astral.Filter{Owner: f.Owner}
+	case fixture.FilterAllow:
+		return astral.Filter{Allow: f.IDs}
+	case fixture.FilterDeny:
+		return astral.Filter{Deny: f.IDs}
+	}
+	return astral.Filter{}
+}
+
+// filterName is a row's "filter" field: "" for none.
+func filterName(f *fixture.ScopeFilter) string {
+	if f.Spec.Kind == fixture.FilterNone {
+		return ""
+	}
+	return f.Spec.String()
+}
+
+// exactQuantized answers every query exactly over the stored (quantized)
+// vectors of each filter's matching records: a serial flat index of only
+// those records, so the reference shares no code with the engine's filter
+// and every record scores as it does in the full index.
+func exactQuantized(opts []astral.Option, set *fixture.Set, sc *scoped, k int) ([][][]int64, error) {
+	out := make([][][]int64, len(sc.scope.Filters))
+	for fi, f := range sc.scope.Filters {
+		x, err := astral.NewIndex(nil, append(opts, astral.WithKind(astral.KindFlat))...)
+		if err != nil {
+			return nil, err
+		}
+		rows := f.Rows
+		if rows == nil {
+			rows = make([]int32, set.N())
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+		}
+		const step = 10000
+		idBuf := make([]uint64, 0, step)
+		vecBuf := make([]float32, 0, step*set.Dim)
+		for lo := 0; lo < len(rows); lo += step {
+			idBuf, vecBuf = idBuf[:0], vecBuf[:0]
+			for _, r := range rows[lo:min(lo+step, len(rows))] {
+				idBuf = append(idBuf, uint64(r))
+				vecBuf = append(vecBuf, set.Row(int(r))...)
+			}
+			if err := x.Add(idBuf, vecBuf); err != nil {
+				x.Close()
+				return nil, err
+			}
+		}
+		out[fi] = make([][]int64, set.NQ())
+		for i := range out[fi] {
+			res, err := x.Query(nil, set.Query(i), k)
+			if err != nil {
+				x.Close()
+				return nil, err
+			}
+			out[fi][i] = ids(res)
+		}
+		x.Close()
+	}
+	return out, nil
 }
 
 func runBench(args []string) error {
@@ -251,9 +406,20 @@ func runBench(args []string) error {
 		return err
 	}
 	n, nq, dim := set.N(), set.NQ(), set.Dim
-	truth := exactTopK(set, b.k)
+	sc, err := newScoped(b, set, metric)
+	if err != nil {
+		return err
+	}
+	if b.export != "" {
+		e := &fixture.Export{K: b.k, Metric: fixtureMetric(metric), Dim: dim, Base: set.Base, Queries: set.Queries, Scope: sc.scope, Truth: sc.truth}
+		if err := fixture.WriteExport(b.export, e); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", b.export)
+	}
 	rep := newReport(set, b.k)
 	var ceilingBuf []byte
+	none := &sc.scope.Filters[0]
 	for _, storage := range b.storages {
 		base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel), astral.WithStorage(storage)}
 		// The exact scan of the quantized vectors: a serial flat index.
@@ -261,13 +427,20 @@ func runBench(args []string) error {
 		if err != nil {
 			return err
 		}
-		exactQuantized := make([][]int64, nq)
-		for i := 0; i < nq; i++ {
-			res, err := ref.Query(nil, set.Query(i), b.k)
-			if err != nil {
+		var exactQ [][][]int64
+		if sc.active() {
+			if exactQ, err = exactQuantized(base, set, sc, b.k); err != nil {
 				return err
 			}
-			exactQuantized[i] = ids(res)
+		} else {
+			exactQ = [][][]int64{make([][]int64, nq)}
+			for i := 0; i < nq; i++ {
+				res, err := ref.Query(nil, set.Query(i), b.k)
+				if err != nil {
+					return err
+				}
+				exactQ[0][i] = ids(res)
+			}
 		}
 		rst := ref.Stats()
 		// What a flat scan reads per vector: the record and its per-record values.
@@ -280,12 +453,13 @@ func runBench(args []string) error {
 		}
 		if kind == astral.KindHNSW {
 			// The exact point for the recall–latency curve: a serial scan.
-			row, err := measure(ref, set, b, 1, truth, exactQuantized, "timing the exact "+storage.String()+" scan")
+			row, err := measure(ref, set, b, 1, rowQuery{scope: sc.scope, filter: none}, sc.truth[0], exactQ[0], "timing the exact "+storage.String()+" scan")
 			if err != nil {
 				return err
 			}
 			row.Index, row.Storage, row.Participants, row.BytesPerVector, row.Kernel = "flat", storage.String(), 1, rst.BytesPerVector, rst.Kernel
 			row.ScanGBps = float64(n) * scanned / (row.P50us * 1e3)
+			row.P50VsUnfiltered = 1
 			rep.Rows = append(rep.Rows, row)
 			if _, ok := rep.ReadCeilingGBps["1"]; !ok {
 				rep.ReadCeilingGBps["1"] = readCeiling(ceilingBuf, 1)
@@ -302,7 +476,7 @@ func runBench(args []string) error {
 				if err != nil {
 					return err
 				}
-				x, buildS, err := buildIndex(rt, opts, set, b.index+" "+storage.String())
+				x, buildS, err := buildIndexWith(rt, opts, set, sc.attrs, b.index+" "+storage.String())
 				if err != nil {
 					rt.Close()
 					return err
@@ -325,23 +499,57 @@ func runBench(args []string) error {
 						}
 					}
 					for _, batch := range b.batch {
-						row, err := measure(x, set, b, batch, truth, exactQuantized, rowLabel(st.Kind, storage, rerank, threads, ef, batch))
-						if err != nil {
-							rt.Close()
-							return err
+						// Every row of the group (the unfiltered one first)
+						// is timed interleaved with the others, and compared
+						// with the unfiltered p50.
+						var runners []*rowRunner
+						var queries []rowQuery
+						var filterOf []int
+						for fi := range sc.scope.Filters {
+							f := &sc.scope.Filters[fi]
+							qs := []rowQuery{{scope: sc.scope, filter: f}}
+							if f.Spec.Kind != fixture.FilterNone && batch == 1 {
+								for _, over := range b.postfilter {
+									if over > 0 {
+										qs = append(qs, rowQuery{scope: sc.scope, filter: f, post: over})
+									}
+								}
+							}
+							for _, q := range qs {
+								r, err := newRowRunner(x, set, b, batch, q)
+								if err != nil {
+									rt.Close()
+									return err
+								}
+								runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, fi)
+							}
 						}
-						row.Index, row.Storage, row.Rerank, row.Threads, row.Participants = st.Kind.String(), storage.String(), rerank, threads, st.Participants
-						row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
-						if rerank > 0 {
-							row.RerankStorage = b.rerankStorage.String()
+						label := rowLabel(st.Kind, storage, rerank, threads, ef, batch)
+						if len(runners) > 1 {
+							label += fmt.Sprintf(", %d filter rows interleaved", len(runners))
 						}
-						if st.Kind == astral.KindFlat {
-							// Stored bytes scanned per query over the time per
-							// query: a batch reads the records once for all its
-							// queries.
-							row.ScanGBps = float64(n) * scanned * float64(batch) / (row.P50us * 1e3)
+						timeRows(runners, b, label)
+						var unfilteredP50 float64
+						for i, r := range runners {
+							fi := filterOf[i]
+							row := r.row(set, b.k, queries[i], sc.truth[fi], exactQ[fi])
+							row.Index, row.Storage, row.Rerank, row.Threads, row.Participants = st.Kind.String(), storage.String(), rerank, threads, st.Participants
+							row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
+							if rerank > 0 {
+								row.RerankStorage = b.rerankStorage.String()
+							}
+							if i == 0 {
+								unfilteredP50 = row.P50us
+								if st.Kind == astral.KindFlat {
+									// Stored bytes scanned per query over the time per
+									// query: a batch reads the records once for all its
+									// queries.
+									row.ScanGBps = float64(n) * scanned * float64(batch) / (row.P50us * 1e3)
+								}
+							}
+							row.P50VsUnfiltered = row.P50us / unfilteredP50
+							rep.Rows = append(rep.Rows, row)
 						}
-						rep.Rows = append(rep.Rows, row)
 					}
 				}
 				x.Close()
@@ -399,6 +607,12 @@ func ids(res []astral.Result) []int64 {
 // buildIndex adds the fixture in chunks, drawing a progress bar, and waits
 // for any background graph build: build_s is the time to a ready index.
 func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, what string) (*astral.Index, float64, error) {
+	return buildIndexWith(rt, opts, set, nil, what)
+}
+
+// buildIndexWith is buildIndex giving each record its attributes (attrs,
+// one per record; nil: none).
+func buildIndexWith(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, attrs []astral.Attributes, what string) (*astral.Index, float64, error) {
 	x, err := astral.NewIndex(rt, opts...)
 	if err != nil {
 		return nil, 0, err
@@ -413,7 +627,13 @@ func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, what
 		for i := lo; i < hi; i++ {
 			idBuf[i-lo] = uint64(i)
 		}
-		if err := x.Add(idBuf[:hi-lo], set.Base[lo*dim:hi*dim]); err != nil {
+		if attrs != nil {
+			err = x.AddWith(idBuf[:hi-lo], set.Base[lo*dim:hi*dim], attrs[lo:hi])
+		} else {
+			err = x.Add(idBuf[:hi-lo], set.Base[lo*dim:hi*dim])
+		}
+		if err != nil {
+			x.Close()
 			return nil, 0, err
 		}
 		bar.set(hi)
@@ -424,18 +644,92 @@ func buildIndex(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, what
 	return x, took, nil
 }
 
+// rowQuery is how a row queries: unfiltered (filter none), with the
+// engine's filter, or (post > 0) the naive host-side way: k·post results
+// unfiltered, then the first k that pass the filter.
+type rowQuery struct {
+	scope  *fixture.Scope
+	filter *fixture.ScopeFilter
+	post   int
+}
+
 // measure warms the index with one pass, then times b.runs runs of whole
 // passes, one call per query (or per batch), and reports the run with the
 // median p50.
-func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth [][]int32, exactQ [][]int64, label string) (benchRow, error) {
+func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q rowQuery, truth [][]int32, exactQ [][]int64, label string) (benchRow, error) {
+	r, err := newRowRunner(x, set, b, batch, q)
+	if err != nil {
+		return benchRow{}, err
+	}
+	timeRows([]*rowRunner{r}, b, label)
+	return r.row(set, b.k, q, truth, exactQ), nil
+}
+
+type runStats struct{ p50, p95, p99, mean float64 }
+
+// rowRunner is one row's queries, warmed up and ready to be timed beside
+// other rows.
+type rowRunner struct {
+	batch, calls int
+	call         func(c int) error
+	found        [][]int64 // per query, from the warm-up pass
+	plan         string
+	allocs       float64 // per query
+	lat          []float64
+	runs         []runStats
+}
+
+// newRowRunner prepares a row: one warm-up pass that records the results,
+// and one pass that counts allocations.
+func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q rowQuery) (*rowRunner, error) {
 	nq, dim, k := set.NQ(), set.Dim, b.k
-	calls := (nq + batch - 1) / batch
-	dst := make([]astral.Result, batch*k)
+	r := &rowRunner{batch: batch, calls: (nq + batch - 1) / batch, found: make([][]int64, nq), lat: make([]float64, 0, 1<<16)}
+	filtered := q.filter.Spec.Kind != fixture.FilterNone
+	fetch := k
+	if q.post > 0 {
+		fetch = min(k*q.post, astral.MaxK)
+	}
+	dst := make([]astral.Result, batch*fetch)
 	counts := make([]int, batch)
-	found := make([][]int64, nq)
-	call := func(c int) error {
+	kept := make([]int64, k)
+	found := r.found
+	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter)}
+	var plan astral.Plan
+	r.call = func(c int) error {
 		lo, hi := c*batch, min((c+1)*batch, nq)
-		if batch == 1 {
+		switch {
+		case q.post > 0:
+			res, err := x.Query(dst, set.Query(lo), fetch)
+			m := 0
+			for _, r := range res {
+				if m == k {
+					break
+				}
+				if q.scope.Match(q.filter, int(r.ID)) {
+					kept[m] = int64(r.ID)
+					m++
+				}
+			}
+			if found[lo] == nil {
+				found[lo] = slices.Clone(kept[:m])
+			}
+			return err
+		case filtered && batch == 1:
+			res, p, err := x.QueryWith(dst, set.Query(lo), opts)
+			if found[lo] == nil {
+				found[lo], plan = ids(res), p
+			}
+			return err
+		case filtered:
+			res, p, err := x.QueryBatchWith(dst, counts, set.Queries[lo*dim:hi*dim], opts)
+			if found[lo] == nil {
+				plan = p
+			}
+			for i := lo; i < hi && found[i] == nil; i++ {
+				found[i] = ids(res[(i-lo)*k : (i-lo)*k+counts[i-lo]])
+			}
+			return err
+		case batch == 1:
 			res, err := x.Query(dst, set.Query(lo), k)
 			if found[lo] == nil {
 				found[lo] = ids(res)
@@ -443,47 +737,74 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 			return err
 		}
 		res, err := x.QueryBatch(dst, counts, set.Queries[lo*dim:hi*dim], k)
-		for q := lo; q < hi && found[q] == nil; q++ {
-			found[q] = ids(res[(q-lo)*k : (q-lo)*k+counts[q-lo]])
+		for i := lo; i < hi && found[i] == nil; i++ {
+			found[i] = ids(res[(i-lo)*k : (i-lo)*k+counts[i-lo]])
 		}
 		return err
 	}
-	for c := 0; c < calls; c++ { // warm-up pass; also records the results
-		if err := call(c); err != nil {
-			return benchRow{}, err
+	for c := 0; c < r.calls; c++ { // warm-up pass; also records the results
+		if err := r.call(c); err != nil {
+			return nil, err
 		}
 	}
-	type runStats struct{ p50, p95, p99, mean float64 }
-	runs := make([]runStats, 0, b.runs)
+	if !filtered {
+		// The plan an unfiltered query runs, for the row.
+		_, p, err := x.QueryWith(dst, set.Query(0), astral.QueryOptions{K: k})
+		if err != nil {
+			return nil, err
+		}
+		plan = p
+	}
+	r.plan = plan.String()
+	if q.post > 0 {
+		r.plan = "host-postfilter"
+	}
 	var ms0, ms1 runtime.MemStats
-	var mallocs uint64
-	totalCalls := 0
-	lat := make([]float64, 0, 1<<16)
+	runtime.ReadMemStats(&ms0)
+	for c := 0; c < r.calls; c++ {
+		_ = r.call(c)
+	}
+	runtime.ReadMemStats(&ms1)
+	r.allocs = float64(ms1.Mallocs-ms0.Mallocs) / float64(nq)
+	return r, nil
+}
+
+// timeRows times b.runs runs of whole passes over the queries, one call per
+// query (or batch). Rows are interleaved call by call, so a burst of load
+// on a shared machine falls on all of them alike and their ratios hold.
+func timeRows(rs []*rowRunner, b *benchFlags, label string) {
+	calls := rs[0].calls
 	bar := newProgress(label, b.runs)
-	for r := 0; r < b.runs; r++ {
-		// The bar draws between runs, outside the allocation count.
-		bar.set(r)
-		lat = lat[:0]
-		runtime.ReadMemStats(&ms0)
+	defer bar.done()
+	for run := 0; run < b.runs; run++ {
+		bar.set(run) // between runs, outside the timed calls
+		for _, r := range rs {
+			r.lat = r.lat[:0]
+		}
 		start := time.Now()
-		for pass := 0; pass == 0 || time.Since(start).Seconds() < b.runSeconds; pass++ {
+		for pass := 0; pass == 0 || time.Since(start).Seconds() < b.runSeconds*float64(len(rs)); pass++ {
 			for c := 0; c < calls; c++ {
-				t0 := time.Now()
-				_ = call(c)
-				lat = append(lat, float64(time.Since(t0).Nanoseconds())/1e3)
+				for _, r := range rs {
+					t0 := time.Now()
+					_ = r.call(c)
+					r.lat = append(r.lat, float64(time.Since(t0).Nanoseconds())/1e3)
+				}
 			}
 		}
-		runtime.ReadMemStats(&ms1)
-		mallocs += ms1.Mallocs - ms0.Mallocs
-		totalCalls += len(lat)
-		slices.Sort(lat)
-		sum := 0.0
-		for _, v := range lat {
-			sum += v
+		for _, r := range rs {
+			slices.Sort(r.lat)
+			sum := 0.0
+			for _, v := range r.lat {
+				sum += v
+			}
+			r.runs = append(r.runs, runStats{pct(r.lat, 50), pct(r.lat, 95), pct(r.lat, 99), sum / float64(len(r.lat))})
 		}
-		runs = append(runs, runStats{pct(lat, 50), pct(lat, 95), pct(lat, 99), sum / float64(len(lat))})
 	}
-	bar.done()
+}
+
+// row reports the run with the median p50.
+func (r *rowRunner) row(set *fixture.Set, k int, q rowQuery, truth [][]int32, exactQ [][]int64) benchRow {
+	runs := slices.Clone(r.runs)
 	slices.SortFunc(runs, func(a, b runStats) int {
 		switch {
 		case a.p50 < b.p50:
@@ -495,11 +816,13 @@ func measure(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, truth 
 	})
 	med := runs[len(runs)/2]
 	return benchRow{
-		Batch: batch, RecallAtK: fixture.RecallAtK(truth, found, k), RecallVsExactQuantized: recallVs(exactQ, found, k),
+		Batch: r.batch, RecallAtK: fixture.RecallAtK(truth, r.found, k), RecallVsExactQuantized: recallVs(exactQ, r.found, k),
 		P50us: med.p50, P95us: med.p95, P99us: med.p99, MeanUs: med.mean,
-		QPS:            float64(batch) / med.mean * 1e6,
-		AllocsPerQuery: float64(mallocs) / float64(totalCalls*batch),
-	}, nil
+		QPS:            float64(r.batch) / med.mean * 1e6,
+		AllocsPerQuery: r.allocs,
+		Filter:         filterName(q.filter), Selectivity: q.filter.Selectivity(set.N()), Plan: r.plan,
+		Postfilter: q.post,
+	}
 }
 
 // rowLabel names a row in progress lines.
@@ -543,9 +866,14 @@ func printTable(rep *benchReport) {
 	for _, key := range keys {
 		fmt.Fprintf(stdout, "read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
 	}
-	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s\n",
+	scopedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Filter != "" })
+	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s",
 		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
+	if scopedRows {
+		fmt.Fprintf(stdout, "  %-20s %8s %-15s %7s", "filter", "select.", "plan", "×unfilt")
+	}
+	fmt.Fprintln(stdout)
 	for _, r := range rep.Rows {
 		ceil := "-"
 		if r.ScanGBps > 0 && r.Batch == 1 {
@@ -555,8 +883,19 @@ func printTable(rep *benchReport) {
 		if r.Rerank > 0 {
 			rerank = fmt.Sprintf("%s×%d", r.RerankStorage, r.Rerank)
 		}
-		fmt.Fprintf(stdout, "%-5s %-7s %6s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f\n",
+		fmt.Fprintf(stdout, "%-5s %-7s %6s %7d %5d %4d %5d %9.4f %9.4f %9.1f %9.1f %9.1f %9.1f %10.0f %9.1f %8s %7.2f %8.2f %6.0f",
 			r.Index, r.Storage, rerank, r.Threads, r.Participants, r.Ef, r.Batch, r.RecallAtK, r.RecallVsExactQuantized,
 			r.P50us, r.P95us, r.P99us, r.MeanUs, r.QPS, r.ScanGBps, ceil, r.AllocsPerQuery, r.BuildS, r.BytesPerVector)
+		if scopedRows {
+			filter := r.Filter
+			if filter == "" {
+				filter = "none"
+			}
+			if r.Postfilter > 0 {
+				filter = fmt.Sprintf("%s post×%d", filter, r.Postfilter)
+			}
+			fmt.Fprintf(stdout, "  %-20s %8.4f %-15s %7.3f", filter, r.Selectivity, r.Plan, r.P50VsUnfiltered)
+		}
+		fmt.Fprintln(stdout)
 	}
 }

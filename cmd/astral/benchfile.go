@@ -41,7 +41,9 @@ func benchIndexFile(b *benchFlags) error {
 	} else if b.efGiven {
 		return usagef("--ef does not apply: %s holds a flat index, which has no graph", b.indexFile)
 	}
-	truth := exactTopK(set, b.k)
+	// Unfiltered: the file's attributes are the host's, not a fixture's.
+	none := &fixture.ScopeFilter{}
+	truth := exactTopK(set, b.k, cfg.Metric, none)
 	rep := newReport(set, b.k)
 	// The exact scan of the same stored kind, for recall_vs_exact_quantized.
 	ref, _, err := buildIndex(nil, []astral.Option{astral.WithDim(cfg.Dim), astral.WithMetric(cfg.Metric),
@@ -65,7 +67,7 @@ func benchIndexFile(b *benchFlags) error {
 		ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
 	}
 	for _, threads := range b.threads {
-		if err := benchOpened(b, &rep, set, threads, efs, truth, exactQuantized, scanned, ceilingBuf); err != nil {
+		if err := benchOpened(b, &rep, set, threads, efs, none, truth, exactQuantized, scanned, ceilingBuf); err != nil {
 			return err
 		}
 	}
@@ -90,7 +92,7 @@ func shapeFromIndex(b *benchFlags, st astral.Stats) (dim, n int, err error) {
 
 // benchOpened opens the file on a runtime of threads workers and measures
 // each ef and batch.
-func benchOpened(b *benchFlags, rep *benchReport, set *fixture.Set, threads int, efs []int, truth [][]int32, exactQ [][]int64, scanned float64, ceilingBuf []byte) error {
+func benchOpened(b *benchFlags, rep *benchReport, set *fixture.Set, threads int, efs []int, none *fixture.ScopeFilter, truth [][]int32, exactQ [][]int64, scanned float64, ceilingBuf []byte) error {
 	rt, err := astral.NewRuntime(astral.WithThreads(threads))
 	if err != nil {
 		return err
@@ -114,7 +116,7 @@ func benchOpened(b *benchFlags, rep *benchReport, set *fixture.Set, threads int,
 			}
 		}
 		for _, batch := range b.batch {
-			row, err := measure(x, set, b, batch, truth, exactQ, rowLabel(st.Kind, cfg.Storage, cfg.RerankFactor, threads, ef, batch))
+			row, err := measure(x, set, b, batch, rowQuery{filter: none}, truth, exactQ, rowLabel(st.Kind, cfg.Storage, cfg.RerankFactor, threads, ef, batch))
 			if err != nil {
 				return err
 			}
@@ -123,6 +125,7 @@ func benchOpened(b *benchFlags, rep *benchReport, set *fixture.Set, threads int,
 			if cfg.Rerank != 0 {
 				row.Rerank, row.RerankStorage = cfg.RerankFactor, cfg.Rerank.String()
 			}
+			row.P50VsUnfiltered = 1
 			if st.Kind == astral.KindFlat {
 				row.ScanGBps = float64(set.N()) * scanned * float64(batch) / (row.P50us * 1e3)
 			}

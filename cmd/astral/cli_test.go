@@ -164,6 +164,10 @@ func TestFlagsThatDoNotApply(t *testing.T) {
 	refused(t, dir, []string{"--rerank-storage does not apply without --rerank"}, "build", "--out", "x.idx", "--rerank-storage", "f16")
 	refused(t, dir, []string{"--dim does not apply to an .fvecs file"}, "build", "--data", base, "--dim", "16", "--out", "x.idx")
 	refused(t, dir, []string{"--ef-search does not apply to a flat index"}, "build", "--index", "flat", "--ef-search", "64", "--out", "x.idx")
+	refused(t, dir, []string{"--postfilter does not apply without a --filter other than none"}, "bench", "--postfilter", "10")
+	refused(t, dir, []string{"--filter does not apply to a saved index (--index-file): it holds no fixture attributes"}, "bench", "--index-file", "x.idx", "--filter", "tags:0.1")
+	refused(t, dir, []string{"--export " + base + ": not a directory"}, "bench", "--filter", "tags:0.1", "--export", base)
+	refused(t, dir, []string{"--export nowhere/out: no directory nowhere to create it in"}, "bench", "--filter", "tags:0.1", "--export", "nowhere/out")
 	refused(t, dir, []string{`unexpected argument "extra"`}, "bench", "extra")
 	refused(t, dir, []string{"flag provided but not defined: --bogus"}, "build", "--bogus", "1")
 	// A flat saved index has no ef to set.

@@ -20,12 +20,14 @@ var stdout io.Writer = os.Stdout
 
 // A usageError is a command line the command cannot run: main exits 2 and
 // points at -h. Failures of the work itself exit 1.
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
+// usagef is fmt.Errorf (%w included) as a usageError.
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
 // command is one subcommand's flags with a description and an example for
@@ -179,6 +181,28 @@ func checkOutput(o output) error {
 			return usagef("--%s %s: cannot write it: %v", o.flag, o.path, pathErr(err))
 		}
 		f.Close()
+	}
+	return nil
+}
+
+// checkOutputDir refuses a folder output that is in the way or cannot be
+// made: an existing non-directory, or a missing parent.
+func checkOutputDir(o output) error {
+	if o.path == "" {
+		return nil
+	}
+	fi, err := os.Stat(o.path)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef("--%s %s: not a directory", o.flag, o.path)
+	case err == nil:
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return usagef("--%s %s: %v", o.flag, o.path, pathErr(err))
+	}
+	parent := filepath.Dir(filepath.Clean(o.path))
+	if pi, err := os.Stat(parent); err != nil || !pi.IsDir() {
+		return usagef("--%s %s: no directory %s to create it in", o.flag, o.path, parent)
 	}
 	return nil
 }

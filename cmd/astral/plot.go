@@ -62,12 +62,13 @@ func (c *curve) label() string {
 	return s + fmt.Sprintf(", %d workers + caller", c.threads)
 }
 
-// curves groups the one-query-per-call rows, in the order they came.
+// curves groups the unfiltered one-query-per-call rows, in the order they
+// came.
 func curves(rep *benchReport) []*curve {
 	var out []*curve
 	for _, r := range rep.Rows {
-		if r.Batch != 1 {
-			continue
+		if r.Batch != 1 || r.Filter != "" {
+			continue // the curves are of unfiltered search, one query per call
 		}
 		i := slices.IndexFunc(out, func(c *curve) bool {
 			return c.index == r.Index && c.storage == r.Storage && c.rerank == r.Rerank && c.rerankStorage == r.RerankStorage && c.threads == r.Threads

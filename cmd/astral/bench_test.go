@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBenchRefusesBadFilters(t *testing.T) {
+	for spec, msg := range map[string]string{
+		"tags:2":       `--filter: fixture: bad filter spec "tags:2": the share must be a number in (0, 1]`,
+		"tags:0":       "the share must be a number in (0, 1]",
+		"none,allow:0": `"allow:0": the count must be a whole number >= 1`,
+		"owner:x":      `"owner:x": the count must be a whole number >= 1`,
+		"colour:3":     `unknown kind "colour"`,
+		"tags":         `"tags": want none, tags:SHARE, allow:N, owner:N or deny:N`,
+		"":             `"": want none`,
+	} {
+		_, err := parseBench([]string{"--filter", spec})
+		require.Error(t, err, spec)
+		assert.ErrorIs(t, err, fixture.ErrFilterSpec, spec)
+		assert.Contains(t, err.Error(), msg, spec)
+	}
+	for _, bad := range []string{"-1", "x", "2000"} {
+		_, err := parseBench([]string{"--postfilter", bad})
+		assert.ErrorContains(t, err, "--postfilter", bad)
+	}
+	b, err := parseBench([]string{"--filter", "none,tags:0.01,allow:1000,owner:100,deny:10,tags:0.01", "--postfilter", "0,10"})
+	require.NoError(t, err)
+	assert.Equal(t, []fixture.FilterSpec{{}, {Kind: fixture.FilterTags, Share: 0.01}, {Kind: fixture.FilterAllow, Count: 1000},
+		{Kind: fixture.FilterOwner, Count: 100}, {Kind: fixture.FilterDeny, Count: 10}}, b.filters)
+	assert.Equal(t, []int{0, 10}, b.postfilter)
+
+	// Through the command: exit status 2 (a command line that cannot run)
+	// and a one-line reason, before any work is done.
+	code, _, stderr := runCLI(t, t.TempDir(), "bench", "--filter", "tags:1.5")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "astral bench: --filter: bad filter spec \"tags:1.5\": the share must be a number in (0, 1]\nRun 'astral bench -h' for the flags.\n", stderr)
+	// A list longer than the records is refused once the data is known.
+	code, _, stderr = runCLI(t, t.TempDir(), "bench", "--data", "random", "--n", "50", "--nq", "2", "--dim", "8", "--filter", "allow:51")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "astral bench: --filter: bad filter spec \"allow:51\": only 50 records\n")
+}
+
+// benchJSON runs the bench with args plus --json and returns the report.
+func benchJSON(t *testing.T, args ...string) benchReport {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bench.json")
+	require.NoError(t, runBench(append(args, "--json", path)))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rep benchReport
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	// The scoped fields are in the JSON under their contract names.
+	var loose struct{ Rows []map[string]any }
+	require.NoError(t, json.Unmarshal(raw, &loose))
+	for _, r := range loose.Rows {
+		for _, field := range []string{"filter", "selectivity", "plan", "p50_vs_unfiltered", "postfilter"} {
+			require.Contains(t, r, field)
+		}
+	}
+	return rep
+}
+
+// A flat index is exact under every filter: recall 1.0 against the filtered
+// truth of its own stored vectors (and of f32 when it stores f32).
+func TestBenchFilterFlat(t *testing.T) {
+	dir := t.TempDir()
+	filters := "tags:0.01,none,tags:0.5,allow:10,owner:5,deny:3"
+	rep := benchJSON(t, "--data", "clustered", "--n", "2000", "--nq", "8", "--dim", "24", "--index", "flat",
+		"--storage", "f32,e5m2", "--threads", "0,1", "--batch", "1,3", "--filter", filters, "--postfilter", "4",
+		"--runs", "1", "--run-seconds", "0", "--export", filepath.Join(dir, "export"))
+	wantSel := map[string]float64{"": 1, "tags:0.01": 0.01, "tags:0.5": 0.5, "allow:10": 0.005, "owner:5": 0.0025, "deny:3": 1997.0 / 2000}
+	// storage × threads × batch × (6 filters, + 5 post-filter rows at batch 1)
+	require.Len(t, rep.Rows, 2*2*(6+5+6))
+	seen := map[string]int{}
+	for _, r := range rep.Rows {
+		what := r.Storage + " " + r.Filter
+		require.Contains(t, wantSel, r.Filter, what)
+		seen[r.Filter]++
+		assert.InDelta(t, wantSel[r.Filter], r.Selectivity, 1e-12, what)
+		if r.Postfilter > 0 {
+			assert.Equal(t, 4, r.Postfilter, what)
+			assert.Equal(t, "host-postfilter", r.Plan, what)
+			assert.Equal(t, 1, r.Batch, what)
+			assert.NotEmpty(t, r.Filter, what)
+		} else {
+			assert.NotEmpty(t, r.Plan, what)
+			assert.Equal(t, 1.0, r.RecallVsExactQuantized, what)
+			if r.Storage == "f32" {
+				assert.Equal(t, 1.0, r.RecallAtK, what)
+			}
+		}
+		assert.Greater(t, r.P50VsUnfiltered, 0.0, what)
+		if r.Filter == "" {
+			assert.Equal(t, 1.0, r.P50VsUnfiltered, what)
+			assert.Greater(t, r.ScanGBps, 0.0, what)
+		}
+	}
+	assert.Len(t, seen, 6)
+
+	// The export holds the same filters, in the bench's order (none first),
+	// and the truth the rows were measured against.
+	e, err := fixture.ReadExport(filepath.Join(dir, "export"))
+	require.NoError(t, err)
+	assert.Equal(t, 2000, e.Scope.N)
+	var specs []string
+	for _, f := range e.Scope.Filters {
+		specs = append(specs, f.Spec.String())
+	}
+	assert.Equal(t, []string{"none", "tags:0.01", "tags:0.5", "allow:10", "owner:5", "deny:3"}, specs)
+	set, err := fixture.Generate("clustered", 2000, 8, 24)
+	require.NoError(t, err)
+	for i, f := range e.Scope.Filters {
+		assert.Equal(t, fixture.ExactTopKIn(set.Base, set.Queries, 24, 10, fixture.Cosine, f.Rows, 0), e.Truth[i], f.Spec.String())
+	}
+}
+
+// HNSW rows carry the same fields; with a generous ef on a small index
+// the filtered answers are close to exact.
+func TestBenchFilterHNSW(t *testing.T) {
+	rep := benchJSON(t, "--data", "clustered", "--n", "3000", "--nq", "8", "--dim", "24", "--index", "hnsw",
+		"--threads", "0", "--ef", "64", "--filter", "none,tags:0.1,allow:20,owner:7", "--postfilter", "10",
+		"--runs", "1", "--run-seconds", "0")
+	hnswRows := 0
+	for _, r := range rep.Rows {
+		if r.Index != "hnsw" {
+			assert.Equal(t, "", r.Filter, "the exact flat point is unfiltered")
+			continue
+		}
+		hnswRows++
+		assert.NotEmpty(t, r.Plan, r.Filter)
+		if r.Postfilter == 0 {
+			assert.GreaterOrEqual(t, r.RecallVsExactQuantized, 0.9, r.Filter)
+		}
+	}
+	assert.Equal(t, 4+3, hnswRows)
+}
