@@ -80,4 +80,4 @@ func (r *Runtime) workers() *pool.Pool {
 }
 
 // Version is the library version.
-const Version = "0.1.0"
+const Version = "0.2.0"

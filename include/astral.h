@@ -72,11 +72,11 @@ extern "C" {
 /* ---- Version ---------------------------------------------------------- */
 
 #define ASTRAL_VERSION_MAJOR 0
-#define ASTRAL_VERSION_MINOR 1
+#define ASTRAL_VERSION_MINOR 2
 #define ASTRAL_VERSION_PATCH 0
 #define ASTRAL_VERSION_NUMBER \
     (ASTRAL_VERSION_MAJOR * 1000000 + ASTRAL_VERSION_MINOR * 1000 + ASTRAL_VERSION_PATCH)
-#define ASTRAL_VERSION_STRING "0.1.0"
+#define ASTRAL_VERSION_STRING "0.2.0"
 
 /* True when a library reporting version number n serves this header: same
  * major version and at least as new. */
