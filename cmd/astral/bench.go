@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -70,7 +71,7 @@ type benchRow struct {
 }
 
 type benchFlags struct {
-	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile string
+	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
 	n, nq, dim, k, runs, m, efConstruction                                  int
 	threads, batch, ef, rerank, postfilter                                  []int
 	filters                                                                 []fixture.FilterSpec
@@ -95,6 +96,7 @@ curve. Every combination of the comma lists is one row.`,
 	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter string
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
+	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
 	c.str(&b.indexFile, "index-file", "", "measure this saved index `FILE` instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
 	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
 	c.num(&b.m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
@@ -178,7 +180,7 @@ curve. Every combination of the comma lists is one row.`,
 	if err := checkPlotPath(b.plot); err != nil {
 		return nil, err
 	}
-	inputs := []output{{"data", fileOrEmpty(b.generated, b.data)}, {"queries", b.queries}, {"index-file", b.indexFile}}
+	inputs := []output{{"data", fileOrEmpty(b.generated, b.data)}, {"queries", b.queries}, {"index-file", b.indexFile}, {"truth", b.truth}}
 	if err := checkOutputs(inputs, output{"json", b.jsonPath}, output{"plot", b.plot}); err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ curve. Every combination of the comma lists is one row.`,
 func checkBenchApplies(c *command, b *benchFlags) error {
 	b.generated = slices.Contains(fixture.Names(), b.data)
 	if b.generated {
-		if err := c.refuse("to a generated fixture: it makes its own queries (give --data FILE.fvecs for yours)", "queries"); err != nil {
+		if err := c.refuse("to a generated fixture: it makes its own queries (give --data FILE.fvecs for yours)", "queries", "truth"); err != nil {
 			return err
 		}
 		if err := checkFixtureShape(b.data, b.n, b.nq, b.dim); err != nil {
@@ -291,6 +293,14 @@ func newScoped(b *benchFlags, set *fixture.Set, metric astral.Metric) (*scoped, 
 	}
 	sc := &scoped{scope: scope}
 	for i := range scope.Filters {
+		if i == 0 && b.truth != "" {
+			t, err := readTruth(b.truth, set.NQ(), b.k, set.N())
+			if err != nil {
+				return nil, err
+			}
+			sc.truth = append(sc.truth, t)
+			continue
+		}
 		sc.truth = append(sc.truth, exactTopK(set, b.k, metric, &scope.Filters[i]))
 	}
 	if len(specs) > 1 {
@@ -300,6 +310,35 @@ func newScoped(b *benchFlags, set *fixture.Set, metric astral.Metric) (*scoped, 
 		}
 	}
 	return sc, nil
+}
+
+// readTruth reads an .ivecs ground truth: nq lists of at least k rows
+// below n, of which the first k are kept.
+func readTruth(path string, nq, k, n int) ([][]int32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--truth: %w", err)
+	}
+	defer f.Close()
+	lists, err := fixture.ReadIvecs(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("--truth %s: %w", path, err)
+	}
+	if len(lists) != nq {
+		return nil, fmt.Errorf("--truth %s: %d lists for %d queries", path, len(lists), nq)
+	}
+	for i, l := range lists {
+		if len(l) < k {
+			return nil, fmt.Errorf("--truth %s: query %d has %d rows, --k is %d", path, i, len(l), k)
+		}
+		for _, r := range l[:k] {
+			if r < 0 || int(r) >= n {
+				return nil, fmt.Errorf("--truth %s: query %d names row %d of %d", path, i, r, n)
+			}
+		}
+		lists[i] = l[:k]
+	}
+	return lists, nil
 }
 
 // exactTopK is the ground truth under one filter, drawn as a bar on a
