@@ -48,7 +48,7 @@ install: deps-install
 	cmake --build build/cmake-install
 	DESTDIR="$(if $(DESTDIR),$(abspath $(DESTDIR)))" cmake --install build/cmake-install
 
-# The reference workload (BENCH.md): 100k × 384 random, serial and 1 worker + caller.
+# The reference workload (docs/BENCHMARKS.md): 100k × 384 random, serial and 1 worker + caller.
 bench: deps-build build
 	./$(BIN) bench --data random --index flat --threads 0,1 --batch 1,16 --json build/bench-random.json
 

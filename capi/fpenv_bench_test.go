@@ -17,7 +17,7 @@ import (
 // reports the thread's CPU time per query (thread-cpu-ns/op), which a
 // loaded machine's descheduling does not inflate. host=ftz-daz leaves
 // FTZ|DAZ on the calling thread, so the guard writes MXCSR twice per call.
-// Compare against a build without the guard, interleaved (BENCH.md).
+// Compare against a build without the guard, interleaved (docs/BENCHMARKS.md).
 func BenchmarkQueryFromC(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
 		for _, host := range []struct {

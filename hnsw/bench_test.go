@@ -63,7 +63,7 @@ func BenchmarkBuild20k(b *testing.B) {
 // quantized records (recall_q) and single-query latency at ef 16 to 512 on
 // 20,000 × 384 of the clustered and spectral fixtures, with exact flat
 // search timed alongside. p50 is the median of 5 timed passes' p50 after a
-// warm-up pass (BENCH.md).
+// warm-up pass (docs/BENCHMARKS.md).
 func BenchmarkSearch20k(b *testing.B) {
 	for _, name := range []string{"clustered", "spectral"} {
 		b.Run(name, func(b *testing.B) { benchSearch(b, name) })

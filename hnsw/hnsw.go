@@ -96,7 +96,7 @@ type Graph struct {
 	// ownM0 is how many level-0 links an inserted node selects for itself:
 	// M + M/4, where hnswlib takes M and FAISS 2·M. The extra diverse links
 	// buy recall at equal ef for little latency; 2·M costs much more time
-	// (README, "HNSW against hnswlib", has the measurements).
+	// (docs/BENCHMARKS.md, "HNSW against hnswlib", has the measurements).
 	ownM0    int
 	recBytes int // record length (the kernel's stride)
 	recWords int // record length in words: the header follows
@@ -423,7 +423,7 @@ func (g *Graph) descend(st *storage, s *Searcher, qp []float32, ef int) bool {
 	if top >= 1 {
 		// Level 1 gets a small beam rather than a greedy step, and all of
 		// its best nodes enter level 0: a greedy descent often ends beside
-		// the query's cluster, which a small ef cannot leave (README, "HNSW
+		// the query's cluster, which a small ef cannot leave (docs/BENCHMARKS.md, "HNSW
 		// against hnswlib", has the measurements).
 		s.res.Reset(min(max(ef/2, 1), upperBeam))
 		g.searchLayer(st, s, qp, 0, s.entries, 1, noSlot, true)

@@ -16,7 +16,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// benchReport is the JSON contract of BENCH.md: fields may be added, never
+// benchReport is the JSON contract of docs/BENCHMARKS.md: fields may be added, never
 // renamed or removed.
 type benchReport struct {
 	Version         string             `json:"version"`
@@ -57,7 +57,7 @@ type benchRow struct {
 	BuildS                 float64 `json:"build_s"`
 	BytesPerVector         float64 `json:"bytes_per_vector"`
 	Kernel                 string  `json:"kernel"`
-	// Scoped rows (BENCH.md): the filter spec ("" for none), the share of
+	// Scoped rows (docs/BENCHMARKS.md): the filter spec ("" for none), the share of
 	// records it matches, the plan the engine ran, and p50 over the same
 	// index's unfiltered p50 (same storage, rerank, threads, ef and batch,
 	// timed interleaved with it).
@@ -87,7 +87,7 @@ func parseBench(args []string) (*benchFlags, error) {
 	c := newCommand("bench", "astral bench [flags]",
 		`Measures recall@k and query latency (p50, p95, p99, mean) of Astral indexes
 on a generated fixture, on .fvecs files, or on a saved index file, and
-prints a table; --json writes BENCH.md's report and --plot the recall-latency
+prints a table; --json writes the report of docs/BENCHMARKS.md and --plot the recall-latency
 curve. Every combination of the comma lists is one row.`,
 		"astral bench --data spectral --index hnsw --storage e5m2,int8 --ef 32,64,128 --plot curve.png",
 		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",

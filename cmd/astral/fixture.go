@@ -10,7 +10,7 @@ import (
 
 func runFixture(args []string) error {
 	c := newCommand("fixture", "astral fixture --out BASE.fvecs --queries-out QUERIES.fvecs [flags]",
-		`Generates one of the benchmark fixtures (BENCH.md gives their recipes) from
+		`Generates one of the benchmark fixtures (docs/BENCHMARKS.md gives their recipes) from
 fixed seeds and writes its stored vectors and queries as .fvecs, so other
 engines can be measured on the very same data.`,
 		"astral fixture --data spectral --out base.fvecs --queries-out query.fvecs",

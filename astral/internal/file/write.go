@@ -151,7 +151,7 @@ func WriteFile(path string, mode os.FileMode, recheck func() error, write func(i
 // and later), whole aligned 2 MiB writes leave the file cached as 2 MiB
 // pages, which a later mapping maps with one fault each instead of one
 // per 64 KiB: a mapped open of the 100k reference index takes 36 minor
-// faults, not about 800 (BenchmarkOpen100k's map_faults; README, "Opening
+// faults, not about 800 (BenchmarkOpen100k's map_faults; docs/BENCHMARKS.md, "Opening
 // a saved index").
 const saveChunk = 2 << 20
 
