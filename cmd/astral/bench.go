@@ -72,13 +72,13 @@ type benchRow struct {
 
 type benchFlags struct {
 	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
-	n, nq, dim, k, runs, m, efConstruction                                  int
-	threads, batch, ef, rerank, postfilter                                  []int
-	filters                                                                 []fixture.FilterSpec
-	storages                                                                []astral.Storage
-	rerankStorage                                                           astral.Storage
-	runSeconds                                                              float64
-	generated                                                               bool
+	n, nq, dim, k, runs, m, efConstruction                                         int
+	threads, batch, ef, rerank, postfilter                                         []int
+	filters                                                                        []fixture.FilterSpec
+	storages                                                                       []astral.Storage
+	rerankStorage                                                                  astral.Storage
+	runSeconds                                                                     float64
+	generated                                                                      bool
 	// Whether the user set them: a saved index supplies them otherwise.
 	efGiven, nGiven, dimGiven bool
 }
