@@ -72,9 +72,12 @@ func (x *Index) encode(ids []uint64, vectors []float32) (*batch, error) {
 	return b, nil
 }
 
+// checkFinite reports whether v holds no NaN or Inf: no value with an
+// all-ones exponent. It runs on every query, so it tests bits, not floats.
 func checkFinite(v []float32) bool {
+	const exp = 0x7f800000
 	for _, f := range v {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		if math.Float32bits(f)&exp == exp {
 			return false
 		}
 	}
