@@ -70,7 +70,15 @@ func (x *Index) SaveFile(path string) error {
 	if err != nil {
 		return err
 	}
-	recheck := func() error { _, err := file.SaveTarget(path); return err }
+	recheck := func() error {
+		if _, err := file.SaveTarget(path); err != nil {
+			return err
+		}
+		if detachBeforeReplace {
+			return detachMappingsOf(path)
+		}
+		return nil
+	}
 	return file.WriteFile(path, mode, recheck, func(w io.Writer) error {
 		_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
 		return err
@@ -471,8 +479,10 @@ func (x *Index) checkRerankIDs() error {
 //
 // While mapped the file must not be modified or truncated in place (as
 // with any mapping, the process would see the change or fault):
-// SaveFile, which replaces the file, is safe. Where mapping is not
-// available the file is read into memory instead. Anything but a regular
+// SaveFile, which replaces the file, is safe (on Windows, which refuses to
+// replace a mapped file, it first copies every index that maps the file
+// into memory of its own, as a first write would). Where mapping is not
+// available (neither Unix nor Windows) the file is read into memory. Anything but a regular
 // file (or a symbolic link to one) is refused with ErrIO before it is
 // opened, so a FIFO cannot block the call.
 func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
@@ -501,6 +511,9 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 		x.mapped = m
 		x.faults.mapped.Store(true)
 		runtime.AddCleanup(x, func(m *mapping) { m.Release() }, m)
+		if detachBeforeReplace {
+			trackMapping(x, m)
+		}
 	}
 	if later != nil {
 		x.verifyLater(func() error {

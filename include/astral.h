@@ -504,7 +504,9 @@ ASTRAL_API AstralStatus astral_index_query_batch_ex(AstralIndex index, const flo
  * file in the same directory is written, flushed to disk and renamed over
  * path, so a crash or kill at any moment leaves the previous file or the
  * new one, whole (perhaps with a stray ".NAME.tmp-*" beside it). Saving
- * over a file another index has loaded (mapped) is safe. Only a regular
+ * over a file another index has loaded (mapped) is safe (Windows cannot
+ * replace a mapped file: there each index mapping it is first copied into
+ * the library's memory, as its first add would). Only a regular
  * file is replaced, and it keeps its permission bits (a new file gets
  * 0644; the owner is the saving process). Anything else at path is
  * refused with IO and left as it was: a directory, FIFO, socket or device

@@ -3,15 +3,18 @@ package file
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // Mapping is a file mapped read-only, so its sections are used where they
 // lie; where mapping is not available, the file read into memory.
 type Mapping struct {
-	Data   []byte
-	mapped bool
-	once   sync.Once
-	err    error
+	Data     []byte
+	mapped   bool
+	info     os.FileInfo // the file's identity, for SameFile
+	once     sync.Once
+	released atomic.Bool
+	err      error
 }
 
 // Map maps f, the index file at path, opened for reading; the caller
@@ -36,12 +39,16 @@ func Map(f *os.File, path string) (*Mapping, error) {
 	if err != nil {
 		return nil, Errorf(ErrIO, "mapping %s: %v", path, err)
 	}
-	return &Mapping{Data: data, mapped: mapped}, nil
+	return &Mapping{Data: data, mapped: mapped, info: fi}, nil
 }
 
 // Mapped reports whether Data is a mapping (false: memory of its own,
 // which needs no release).
 func (m *Mapping) Mapped() bool { return m.mapped }
+
+// SameFile reports whether fi describes the mapped file (whatever path
+// names it now).
+func (m *Mapping) SameFile(fi os.FileInfo) bool { return os.SameFile(m.info, fi) }
 
 // Release unmaps the file, once; Data must not be read after.
 func (m *Mapping) Release() error {
@@ -49,6 +56,10 @@ func (m *Mapping) Release() error {
 		if m.mapped {
 			m.err = unmapFile(m.Data)
 		}
+		m.released.Store(true)
 	})
 	return m.err
 }
+
+// Released reports whether Release has run.
+func (m *Mapping) Released() bool { return m.released.Load() }

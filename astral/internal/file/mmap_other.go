@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package file
 
@@ -22,3 +22,6 @@ func unmapFile([]byte) error { return nil }
 // syncDir is a no-op: directories cannot be synced here (Windows makes
 // the rename itself durable).
 func syncDir(string) error { return nil }
+
+// ReplaceBlockedByMapping: nothing is mapped here.
+const ReplaceBlockedByMapping = false

@@ -29,3 +29,7 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// ReplaceBlockedByMapping: a mapped file can be renamed over; the mapping
+// keeps the old file's pages.
+const ReplaceBlockedByMapping = false

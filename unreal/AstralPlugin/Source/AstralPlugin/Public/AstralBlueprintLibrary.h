@@ -79,9 +79,11 @@ public:
 
 	/**
 	 * A new index from a file Save Index To File wrote. A relative FilePath is
-	 * under the project's Saved folder (FPaths::ProjectSavedDir()). The file is
-	 * mapped, not copied, so even a large index is ready in milliseconds; do not
-	 * change it in place while the index lives (saving over it is fine).
+	 * under the project's Saved folder (FPaths::ProjectSavedDir()). Win64, Linux
+	 * and Mac map the file read-only, not copy it, so even a large index is ready
+	 * in milliseconds; do not change it in place while the index lives. Saving
+	 * over it is fine: on Win64, which cannot replace a mapped file, the save
+	 * first copies every index mapping it into memory.
 	 * Damaged, truncated or foreign files fail (corrupt data, version mismatch).
 	 * Verify In Background: return before the bulk of the file is checked; call
 	 * Verify Index before trusting it.
