@@ -9,7 +9,7 @@ FUZZTIME ?= 5s
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build bench deps deps-build deps-install lib check-elf install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal fuzz-short fuzz clean
+.PHONY: all build bench deps deps-build deps-install lib check-elf install vet check-gen test test-long test-go test-race test-noasm test-arm64 test-c test-install test-unreal unreal-plugin fuzz-short fuzz clean
 
 all: build
 
@@ -106,6 +106,12 @@ test-install:
 # measurement run for real in CTest.
 test-unreal:
 	scripts/test-unreal.sh
+
+# The Unreal plugin, ready to vendor: libastral (Linux .so, Win64 DLL; the
+# Mac dylib only on a Mac) and its headers staged into unreal/AstralPlugin,
+# packed as build/unreal-plugin/AstralPlugin-<version>.zip.
+unreal-plugin: deps
+	scripts/unreal-plugin.sh
 
 # The arm64 build: NEON kernel words checked with objdump, test binaries
 # run under qemu-aarch64, darwin/arm64 build.

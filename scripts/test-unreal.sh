@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Checks the Unreal plugin (unreal/AstralPlugin) without Unreal, and prints a
 # summary:
-#   stage       Scripts/build_libastral.sh builds libastral and stages it with
-#               its headers; the .so and the DLL export every function of the
-#               plugin's table; the staged .so loads by path and answers a
-#               query through it
-#   headers     the staged astral.h, astral.hpp equal include/, astral_bench.hpp examples/cpp/
+#   stage       `make unreal-plugin` builds libastral, stages it with its
+#               headers and packs the plugin zip; the .so and the DLL export
+#               every function of the plugin's table; the staged .so loads by
+#               path and answers a query through it
+#   package     the zip unpacked into a scratch folder: every file of the
+#               plugin there (headers, libraries equal to the staged ones,
+#               Build.cs, FilterPlugin.ini, README, scripts); with no Go on
+#               PATH its Build.cs files compile (mcs) and pass per platform
+#               (Mac stops naming the dylib no Linux machine can build), and
+#               stop naming the Linux .so once it is deleted
+#   headers     the staged astral.h, astral.hpp equal include/, astral_bench.hpp
+#               examples/cpp/, and the copies committed in the plugin
 #   rules       AstralPlugin.uplugin (FileVersion 3, 5.7, one Runtime module,
 #               Win64/Linux/Mac) and both Build.cs files compiled by mcs against
 #               stand-in UBT types and evaluated per platform: External library
@@ -26,7 +33,7 @@
 #   measure     CTest unreal_measure_*: the Automation tests' measurement
 #               (examples/cpp/astral_bench.hpp) on the real library; recall@10 equal
 #               to `astral bench`'s, the C++ fixture bit-identical to Go's
-# Needs: g++, python3, cmake, go; gcc-mingw-w64-x86-64 / g++-mingw-w64-x86-64
+# Needs: g++, clang++, python3, cmake, go; gcc-mingw-w64-x86-64 / g++-mingw-w64-x86-64
 # (Win64 compile, DLL) and mono-mcs (Build.cs), each step skipped without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +59,11 @@ headers() {
     cmp "$h" "$plugin/Source/ThirdParty/AstralLibrary/include/${h##*/}" ||
       { echo "staged ${h##*/} differs from $h"; exit 1; }
   done
-  echo "NOTE: 3 staged headers identical to include/ and examples/cpp/"
+  # The plugin keeps them in git, so a checkout compiles: the staging must
+  # have found the committed copies current.
+  [ -z "$(git status --porcelain -- "$plugin/Source/ThirdParty/AstralLibrary/include")" ] ||
+    { echo "the plugin's committed headers were stale: commit what the staging copied"; exit 1; }
+  echo "NOTE: 3 staged headers identical to include/ and examples/cpp/, and to the plugin's committed copies"
 }
 
 rules() {
@@ -68,7 +79,7 @@ rules() {
     "$plugin/Source/AstralPlugin/AstralPlugin.Build.cs"
   mono "$work/BuildRulesCheck.exe" "$plugin/Source" >"$work/rules.tsv"
   cat "$work/rules.tsv"
-  python3 "$stub/check_plugin.py" "$plugin" --rules "$work/rules.tsv" --env "$env"
+  python3 "$stub/check_plugin.py" "$plugin" --rules "$work/rules.tsv" --env "$env" --require Linux,Win64
   echo "NOTE: uplugin ok; Build.cs compiled by mcs, evaluated for Win64/Linux/Mac/LinuxArm64"
 }
 
@@ -134,7 +145,7 @@ FAKE
 }
 
 stage() {
-  "$plugin/Scripts/build_libastral.sh" .
+  make -s unreal-plugin
   local so=$plugin/Binaries/ThirdParty/Astral/Linux/libastral.so dll=$plugin/Binaries/ThirdParty/Astral/Win64/astral.dll
   local functions f n
   mapfile -t functions < <(table_functions)
@@ -157,6 +168,55 @@ stage() {
   echo "NOTE: Linux/libastral.so exports the $n table functions, loads by path and answers through them; $dll_note"
 }
 
+package() {
+  local version zip scratch unpacked f nogo=
+  version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["VersionName"])' "$plugin/AstralPlugin.uplugin")
+  zip=build/unreal-plugin/AstralPlugin-$version.zip
+  [ -f "$zip" ] || { echo "$zip missing: the stage step packs it"; exit 1; }
+  scratch=$work/package
+  rm -rf "$scratch"
+  mkdir -p "$scratch"
+  python3 -m zipfile -e "$zip" "$scratch"
+  unpacked=$scratch/AstralPlugin
+  # Every file git tracks in the plugin, and what the staging adds, byte for byte.
+  local lib=Binaries/ThirdParty/Astral
+  while read -r f; do
+    cmp -s "$plugin/$f" "$unpacked/$f" || { echo "zip: $f missing or different"; exit 1; }
+  done < <(git ls-files "$plugin" | sed "s|^$plugin/||"; echo "$lib/Linux/libastral.so"; echo "$lib/Win64/astral.dll")
+  for f in AstralPlugin.uplugin Config/FilterPlugin.ini README.md Scripts/build_libastral.sh \
+    Source/ThirdParty/AstralLibrary/AstralLibrary.Build.cs Source/AstralPlugin/AstralPlugin.Build.cs \
+    Source/ThirdParty/AstralLibrary/include/astral.h Source/ThirdParty/AstralLibrary/include/astral.hpp \
+    Source/ThirdParty/AstralLibrary/include/astral_bench.hpp; do
+    [ -f "$unpacked/$f" ] || { echo "zip lacks $f"; exit 1; }
+  done
+  if unzip -l "$zip" 2>/dev/null | grep -qE 'AstralPlugin/(Intermediate|Saved)/'; then echo "zip carries build output"; exit 1; fi
+  # FilterPlugin.ini names what travels outside Source/ and Binaries/.
+  grep -qx '\[FilterPlugin\]' "$unpacked/Config/FilterPlugin.ini"
+  grep -qx '/README.md' "$unpacked/Config/FilterPlugin.ini"
+  grep -qx '/Scripts/...' "$unpacked/Config/FilterPlugin.ini"
+
+  # A PATH without Go, as on a game team's machine.
+  local d
+  for d in ${PATH//:/ }; do [ -x "$d/go" ] || nogo=${nogo:+$nogo:}$d; done
+  PATH=$nogo bash -c '! command -v go >/dev/null' || { echo "go still on PATH"; exit 1; }
+  if ! command -v mcs >/dev/null 2>&1; then
+    echo "NOTE: zip has every file; Build.cs NOT evaluated: mcs/mono missing"
+    exit 77
+  fi
+  local exe=$scratch/BuildRulesCheck.exe
+  PATH=$nogo mcs -nologo -warnaserror -out:"$exe" "$stub/ubt/UnrealBuildTool.cs" "$stub/ubt/BuildRulesCheck.cs" \
+    "$unpacked/Source/ThirdParty/AstralLibrary/AstralLibrary.Build.cs" "$unpacked/Source/AstralPlugin/AstralPlugin.Build.cs"
+  PATH=$nogo mono "$exe" "$unpacked/Source" >"$scratch/rules.tsv"
+  PATH=$nogo python3 "$stub/check_plugin.py" "$unpacked" --rules "$scratch/rules.tsv" --require Linux,Win64
+  "$work/load_test" "$unpacked/$lib/Linux/libastral.so" $(table_functions)
+  # Without the Linux library the Build.cs stops, naming it and the command.
+  rm "$unpacked/$lib/Linux/libastral.so"
+  PATH=$nogo mono "$exe" "$unpacked/Source" >"$scratch/rules-missing.tsv"
+  grep -q $'^Linux\tAstralLibrary\tError\tAstral plugin: Binaries/ThirdParty/Astral/Linux/libastral.so is missing .*make unreal-plugin' "$scratch/rules-missing.tsv"
+  PATH=$nogo python3 "$stub/check_plugin.py" "$unpacked" --rules "$scratch/rules-missing.tsv" --require Win64
+  echo "NOTE: $zip unpacked: $(find "$unpacked" -type f | wc -l) files, all there; without Go, Build.cs passes for Linux/Win64 and stops naming the missing file (Mac dylib; Linux .so once deleted)"
+}
+
 measure() {
   cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build/cmake --target unreal_measure -j "$jobs"
@@ -170,6 +230,7 @@ measure() {
 }
 
 step stage stage
+step package package
 step headers headers
 step rules rules
 step compile compile

@@ -2,17 +2,22 @@
 """Checks the Astral plugin's descriptor and build rules without Unreal.
 
   check_plugin.py PLUGIN_DIR [--rules RULES.tsv] [--env OUT.env]
+                  [--require Linux,Win64]
 
-- AstralPlugin.uplugin: FileVersion 3, engine 5.7, one Runtime module with
-  PlatformAllowList Win64, Linux, Mac, whose Source/<Name>/<Name>.Build.cs
-  exists and declares the class <Name>.
+- AstralPlugin.uplugin: FileVersion 3, engine 5.7, SupportedTargetPlatforms
+  and one Runtime module with PlatformAllowList both Win64, Linux, Mac, whose
+  Source/<Name>/<Name>.Build.cs exists and declares the class <Name>.
 - RULES.tsv (BuildRulesCheck.exe's output: the Build.cs files compiled by mcs
   and evaluated per platform): AstralLibrary is External, puts its include/
   (holding astral.h, astral.hpp, astral_bench.hpp) on the system include
   path, and for each allowed platform stages exactly one library as
   $(PluginDir)/<path> and defines ASTRAL_LIBRARY_PATH="<path>" with the same
   path, under Binaries/ThirdParty/Astral/<Platform>/; AstralPlugin depends
-  on AstralLibrary, Projects and DeveloperSettings.
+  on AstralLibrary, Projects and DeveloperSettings. Where a header or the
+  platform's library is missing from PLUGIN_DIR, AstralLibrary's Build.cs
+  must instead stop (an Error row) naming the file and the command that
+  stages it (`make unreal-plugin`; for Mac, build_libastral.sh on a Mac).
+- --require: the platforms whose library must be staged (no Error row).
 - --env writes ASTRAL_PATH_<PLATFORM>=<path> lines for compile.sh, so the
   stand-in compile uses the definitions the Build.cs really produces.
 """
@@ -23,6 +28,8 @@ import re
 import sys
 
 PLATFORMS = ["Win64", "Linux", "Mac"]
+HEADERS = ("astral.h", "astral.hpp", "astral_bench.hpp")
+STAGE_COMMANDS = {"Win64": "make unreal-plugin", "Linux": "make unreal-plugin", "Mac": "Scripts/build_libastral.sh on a Mac"}
 LIBRARY_FILES = {"Win64": "astral.dll", "Linux": "libastral.so", "Mac": "libastral.dylib"}
 
 
@@ -33,6 +40,7 @@ def main(argv):
     plugin = os.path.abspath(argv[0])
     rules_path = argv[argv.index("--rules") + 1] if "--rules" in argv else None
     env_path = argv[argv.index("--env") + 1] if "--env" in argv else None
+    required = argv[argv.index("--require") + 1].split(",") if "--require" in argv else []
     problems = []
     notes = []
 
@@ -45,6 +53,7 @@ def main(argv):
         desc = json.load(f)
     need(desc.get("FileVersion") == 3, "FileVersion must be 3")
     need(str(desc.get("EngineVersion", "")).startswith("5.7"), "EngineVersion must be 5.7.x")
+    need(sorted(desc.get("SupportedTargetPlatforms", [])) == sorted(PLATFORMS), "SupportedTargetPlatforms must be exactly %s" % PLATFORMS)
     modules = desc.get("Modules", [])
     if need(len(modules) == 1, "exactly one module expected, found %d" % len(modules)):
         m = modules[0]
@@ -70,11 +79,33 @@ def main(argv):
         def values(platform, module, key):
             return [v for p, mo, k, v in rows if (p, mo, k) == (platform, module, key)]
 
+        include_dir = os.path.join(plugin, "Source", "ThirdParty", "AstralLibrary", "include")
+        missing_headers = [h for h in HEADERS if not os.path.isfile(os.path.join(include_dir, h))]
+        stopped = []
         for platform in PLATFORMS + ["LinuxArm64"]:
+            errors = values(platform, "AstralLibrary", "Error")
+            library = None
+            if platform in PLATFORMS:
+                library = "Binaries/ThirdParty/Astral/%s/%s" % (platform, LIBRARY_FILES[platform])
+            if missing_headers:
+                missing = "Source/ThirdParty/AstralLibrary/include/" + missing_headers[0]
+                command = STAGE_COMMANDS["Linux"]
+            elif library and not os.path.isfile(os.path.join(plugin, library)):
+                missing, command = library, STAGE_COMMANDS[platform]
+            else:
+                missing = None
+            if missing:
+                need(platform not in required, "%s: %s is not staged" % (platform, missing))
+                if need(len(errors) == 1, "%s: %s is missing, so Build.cs must stop with one error; got %s" % (platform, missing, errors or "none")):
+                    need(errors[0].startswith("Astral plugin: %s is missing " % missing) and command in errors[0],
+                         "%s: Build.cs's error must name %s and `%s`: %s" % (platform, missing, command, errors[0]))
+                    stopped.append("%s (%s)" % (platform, missing))
+                continue
+            need(not errors, "%s: Build.cs stopped: %s" % (platform, errors))
             need(values(platform, "AstralLibrary", "Type") == ["External"], "%s: AstralLibrary must be External" % platform)
             includes = values(platform, "AstralLibrary", "PublicSystemIncludePath")
             if need(len(includes) == 1, "%s: one system include path expected" % platform):
-                for header in ("astral.h", "astral.hpp", "astral_bench.hpp"):
+                for header in HEADERS:
                     need(os.path.isfile(os.path.join(includes[0], header)), "%s: %s missing from %s" % (platform, header, includes[0]))
             private = values(platform, "AstralPlugin", "PrivateDependency")
             public = values(platform, "AstralPlugin", "PublicDependency")
@@ -100,6 +131,8 @@ def main(argv):
             need(deps[0] == "$(PluginDir)/" + rel, "%s: runtime dependency %s differs from the loaded path %s" % (platform, deps[0], rel))
             paths[platform] = rel
         notes.append("Build.cs (mcs + mono, per platform): " + "; ".join("%s %s" % (p, paths[p]) for p in PLATFORMS if p in paths))
+        if stopped:
+            notes.append("Build.cs stops, naming the file and the staging command: " + "; ".join(stopped))
 
     if env_path:
         with open(env_path, "w", encoding="utf-8") as f:

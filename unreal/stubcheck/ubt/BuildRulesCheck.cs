@@ -1,6 +1,8 @@
 // Builds each ModuleRules class of the plugin for each platform and prints
 // what UBT would take from it, one "key<TAB>value" per line, for
-// scripts/test-unreal.sh to check. Not UBT code.
+// scripts/test-unreal.sh to check; a rules file that stops the build (a
+// BuildException) prints "Error<TAB>message" for its module instead. Not UBT
+// code.
 using System;
 using System.IO;
 using UnrealBuildTool;
@@ -15,6 +17,7 @@ public static class BuildRulesCheck
 			return 2;
 		}
 		string Source = Path.GetFullPath(Args[0]);
+		ModuleRules.NextPluginDirectory = Path.GetFullPath(Path.Combine(Source, ".."));
 		string[] Platforms = new[] { "Win64", "Linux", "Mac", "LinuxArm64" };
 		if (Args.Length > 1)
 		{
@@ -33,8 +36,17 @@ public static class BuildRulesCheck
 	private static void Print(string Platform, string Module, string Directory, Func<ModuleRules> Make)
 	{
 		ModuleRules.NextModuleDirectory = Directory;
-		ModuleRules Rules = Make();
 		string Prefix = Platform + "\t" + Module + "\t";
+		ModuleRules Rules;
+		try
+		{
+			Rules = Make();
+		}
+		catch (BuildException Error)
+		{
+			Console.WriteLine(Prefix + "Error\t" + Error.Message);
+			return;
+		}
 		Console.WriteLine(Prefix + "Type\t" + Rules.Type);
 		foreach (string S in Rules.PublicSystemIncludePaths) Console.WriteLine(Prefix + "PublicSystemIncludePath\t" + S);
 		foreach (string S in Rules.PublicIncludePaths) Console.WriteLine(Prefix + "PublicIncludePath\t" + S);

@@ -27,6 +27,12 @@ namespace UnrealBuildTool
 		public override string ToString() { return Name; }
 	}
 
+	/** UBT's error for a rules file that cannot go on: the build stops with its message. */
+	public class BuildException : Exception
+	{
+		public BuildException(string Format, params object[] Arguments) : base(string.Format(Format, Arguments)) { }
+	}
+
 	public enum StagedFileType
 	{
 		NonUFS,
@@ -69,6 +75,8 @@ namespace UnrealBuildTool
 
 		/** Set by the caller before constructing a rules object: UBT takes it from the file's location. */
 		public static string NextModuleDirectory = "";
+		/** Likewise: the folder of the .uplugin holding the module. */
+		public static string NextPluginDirectory = "";
 
 		public readonly ReadOnlyTargetRules Target;
 		public ModuleType Type = ModuleType.CPlusPlus;
@@ -86,11 +94,13 @@ namespace UnrealBuildTool
 		public readonly List<string> PublicDelayLoadDLLs = new List<string>();
 		public readonly RuntimeDependencyList RuntimeDependencies = new RuntimeDependencyList();
 		public string ModuleDirectory { get; private set; }
+		public string PluginDirectory { get; private set; }
 
 		public ModuleRules(ReadOnlyTargetRules Target)
 		{
 			this.Target = Target;
 			ModuleDirectory = NextModuleDirectory;
+			PluginDirectory = NextPluginDirectory;
 		}
 	}
 }

@@ -1,0 +1,311 @@
+// astral.hpp: a header-only C++17 wrapper over astral.h. RAII index
+// ownership, pointer + size spans in, statuses out; no exceptions, no
+// allocation (except last_error's std::string).
+//
+// Hosts that load the library at run time (Unreal on Windows) define
+// ASTRAL_HPP_CALL(name) before including this header to route every call
+// through their function table, e.g.
+//   #define ASTRAL_HPP_CALL(name) (GAstralApi.name)
+#ifndef ASTRAL_HPP
+#define ASTRAL_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "astral.h"
+
+#ifndef ASTRAL_HPP_CALL
+#define ASTRAL_HPP_CALL(name) (::name)
+#endif
+
+namespace astral {
+
+// Span is a pointer and a length: what std::span is in C++20.
+template <class T>
+class Span {
+public:
+    constexpr Span() noexcept = default;
+    constexpr Span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <std::size_t N>
+    constexpr Span(T (&array)[N]) noexcept : data_(array), size_(N) {}
+    // Any contiguous container with data() and size(): std::vector,
+    // std::array, std::string_view-like types.
+    template <class C,
+              class = std::enable_if_t<
+                  std::is_convertible_v<decltype(std::declval<C &>().data()), T *> &&
+                  std::is_convertible_v<decltype(std::declval<C &>().size()), std::size_t>>>
+    constexpr Span(C &container) noexcept : data_(container.data()), size_(container.size()) {}
+
+    constexpr T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+    constexpr T *begin() const noexcept { return data_; }
+    constexpr T *end() const noexcept { return data_ + size_; }
+    constexpr Span first(std::size_t n) const noexcept { return Span(data_, n < size_ ? n : size_); }
+
+private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// Status is an AstralStatus that must be looked at.
+class [[nodiscard]] Status {
+public:
+    constexpr Status(AstralStatus code = ASTRAL_OK) noexcept : code_(code) {}
+    constexpr bool ok() const noexcept { return code_ == ASTRAL_OK; }
+    constexpr explicit operator bool() const noexcept { return ok(); }
+    constexpr AstralStatus code() const noexcept { return code_; }
+    // The static name of the code, e.g. "dimension mismatch".
+    const char *name() const noexcept { return ASTRAL_HPP_CALL(astral_status_string)(code_); }
+    friend constexpr bool operator==(Status a, Status b) noexcept { return a.code_ == b.code_; }
+    friend constexpr bool operator!=(Status a, Status b) noexcept { return a.code_ != b.code_; }
+
+private:
+    AstralStatus code_;
+};
+
+// The calling thread's last failure message.
+inline std::string last_error() {
+    char buf[256];
+    std::size_t n = ASTRAL_HPP_CALL(astral_last_error)(buf, sizeof buf);
+    if (n < sizeof buf) {
+        return std::string(buf, n);
+    }
+    std::string s(n + 1, '\0');
+    n = ASTRAL_HPP_CALL(astral_last_error)(&s[0], s.size());
+    s.resize(n < s.size() ? n : s.size() - 1);
+    return s;
+}
+
+// True when the loaded library serves this header (same major version, at
+// least as new).
+inline bool version_compatible() noexcept {
+    return ASTRAL_VERSION_COMPATIBLE(ASTRAL_HPP_CALL(astral_version_number)());
+}
+
+inline AstralInit init_defaults() noexcept {
+    AstralInit init = ASTRAL_INIT_DEFAULTS;
+    return init;
+}
+
+// Starts the runtime with thread_count workers (the caller not counted).
+inline Status init(std::int32_t thread_count = ASTRAL_THREADS_AUTO) noexcept {
+    AstralInit init = init_defaults();
+    init.thread_count = thread_count;
+    return ASTRAL_HPP_CALL(astral_init)(&init);
+}
+
+inline Status init(const AstralInit &init) noexcept { return ASTRAL_HPP_CALL(astral_init)(&init); }
+
+inline Status shutdown() noexcept { return ASTRAL_HPP_CALL(astral_shutdown)(); }
+
+// Options for an index of the given dimension; every other field is its
+// default (cosine, auto, E5M2, no rerank copy). IndexOptions below sets
+// them by name.
+inline AstralIndexOptions index_options(std::uint32_t dimension) noexcept {
+    AstralIndexOptions o{};
+    o.struct_size = static_cast<std::uint32_t>(sizeof o);
+    o.dimension = dimension;
+    return o;
+}
+
+// IndexOptions builds an AstralIndexOptions: every field starts at its
+// default (cosine, auto, E5M2, no rerank copy) and each setter returns the
+// builder, e.g.
+//   astral::Index::create(astral::IndexOptions(384)
+//                             .storage(ASTRAL_STORAGE_INT8)
+//                             .rerank(ASTRAL_STORAGE_F16), index);
+// Storage: E5M2 (default) or INT8 for one byte per component (INT8 nearer
+// F16's recall), F16/F32 when memory allows; a rerank F16/F32 copy, 4
+// candidates per result, recovers the exact ranking over a one-byte kind.
+// The library validates every value (astral_index_create).
+class IndexOptions {
+public:
+    explicit IndexOptions(std::uint32_t dimension) noexcept : o_(index_options(dimension)) {}
+    IndexOptions &metric(std::uint32_t value) noexcept {
+        o_.metric = value;
+        return *this;
+    }
+    IndexOptions &kind(std::uint32_t value) noexcept {
+        o_.kind = value;
+        return *this;
+    }
+    // ASTRAL_STORAGE_*: how the searched records store a component.
+    IndexOptions &storage(std::uint32_t value) noexcept {
+        o_.storage = value;
+        return *this;
+    }
+    // A second copy in copy_storage (ASTRAL_STORAGE_F16 or _F32) that each
+    // query rescores factor * k candidates against (factor 1 to
+    // ASTRAL_MAX_RERANK_FACTOR; 0 = ASTRAL_DEFAULT_RERANK_FACTOR).
+    // rerank(0) removes it.
+    IndexOptions &rerank(std::uint32_t copy_storage, std::uint32_t factor = 0) noexcept {
+        o_.rerank_storage = copy_storage;
+        o_.rerank_factor = factor;
+        return *this;
+    }
+    // HNSW parameters; 0 = the library's default.
+    IndexOptions &hnsw(std::uint32_t m, std::uint32_t ef_construction = 0,
+                       std::uint32_t ef_search = 0) noexcept {
+        o_.hnsw_m = m;
+        o_.hnsw_ef_construction = ef_construction;
+        o_.hnsw_ef_search = ef_search;
+        return *this;
+    }
+    IndexOptions &flat_limit_bytes(std::uint64_t bytes) noexcept {
+        o_.flat_limit_bytes = bytes;
+        return *this;
+    }
+
+    const AstralIndexOptions &get() const noexcept { return o_; }
+    operator const AstralIndexOptions &() const noexcept { return o_; }
+
+private:
+    AstralIndexOptions o_;
+};
+
+// Index owns one index handle: move-only, destroyed with the object.
+class Index {
+public:
+    Index() noexcept = default;
+    ~Index() { (void)reset(); }
+    Index(Index &&other) noexcept
+        : handle_(std::exchange(other.handle_, ASTRAL_INDEX_NONE)), dimension_(other.dimension_) {}
+    Index &operator=(Index &&other) noexcept {
+        if (this != &other) {
+            (void)reset();
+            handle_ = std::exchange(other.handle_, ASTRAL_INDEX_NONE);
+            dimension_ = other.dimension_;
+        }
+        return *this;
+    }
+    Index(const Index &) = delete;
+    Index &operator=(const Index &) = delete;
+
+    // Creates an index into out, replacing (destroying) what out held.
+    static Status create(const AstralIndexOptions &options, Index &out) noexcept {
+        AstralIndex h = ASTRAL_INDEX_NONE;
+        Status st = ASTRAL_HPP_CALL(astral_index_create)(&options, &h);
+        if (st.ok()) {
+            (void)out.reset();
+            out.handle_ = h;
+            out.dimension_ = options.dimension;
+        }
+        return st;
+    }
+    static Status create(std::uint32_t dimension, Index &out) noexcept {
+        return create(index_options(dimension), out);
+    }
+
+    // Loads the index file at path (UTF-8) into out, replacing what out held:
+    // mapped, checked whole unless flags has ASTRAL_LOAD_VERIFY_IN_BACKGROUND
+    // (then verify_loaded() waits for the rest). astral_index_load_ex.
+    static Status load(const char *path, Index &out, std::uint32_t flags = 0) noexcept {
+        AstralIndex h = ASTRAL_INDEX_NONE;
+        Status st = ASTRAL_HPP_CALL(astral_index_load_ex)(path, flags, &h);
+        return st.ok() ? adopt(h, out) : st;
+    }
+
+    // Loads the index saved in data (size bytes, copied: data may go on
+    // return) into out, replacing what out held.
+    static Status load_from_memory(const void *data, std::size_t size, Index &out) noexcept {
+        AstralIndex h = ASTRAL_INDEX_NONE;
+        Status st = ASTRAL_HPP_CALL(astral_index_load_from_memory)(data, size, &h);
+        return st.ok() ? adopt(h, out) : st;
+    }
+
+    bool valid() const noexcept { return handle_ != ASTRAL_INDEX_NONE; }
+    explicit operator bool() const noexcept { return valid(); }
+    AstralIndex handle() const noexcept { return handle_; }
+    std::uint32_t dimension() const noexcept { return dimension_; }
+
+    // Gives up ownership without destroying.
+    AstralIndex release() noexcept { return std::exchange(handle_, ASTRAL_INDEX_NONE); }
+
+    // Destroys the index now (a no-op when empty).
+    Status reset() noexcept {
+        return ASTRAL_HPP_CALL(astral_index_destroy)(std::exchange(handle_, ASTRAL_INDEX_NONE));
+    }
+
+    // Stores ids.size() vectors; vectors holds ids.size() * dimension() floats.
+    Status add(Span<const std::uint64_t> ids, Span<const float> vectors) noexcept {
+        return ASTRAL_HPP_CALL(astral_index_add)(handle_, ids.data(), ids.size(), vectors.data(),
+                                                 vectors.size());
+    }
+
+    Status remove(Span<const std::uint64_t> ids) noexcept {
+        return ASTRAL_HPP_CALL(astral_index_remove)(handle_, ids.data(), ids.size());
+    }
+
+    // The k nearest to query, best first, in out[0 .. count); out.size() >= k.
+    Status query(Span<const float> query, std::uint32_t k, Span<AstralResult> out,
+                 std::uint32_t &count) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_query)(handle_, query.data(), query.size(), k,
+                                                   out.data(), out.size(), &count);
+    }
+
+    // counts.size() queries, rows of queries; query i's hits are
+    // out[i*k .. i*k + counts[i]).
+    Status query_batch(Span<const float> queries, std::uint32_t k, Span<AstralResult> out,
+                       Span<std::uint32_t> counts) const noexcept {
+        std::size_t n = counts.size();
+        // A ragged size cannot be a whole number of rows: dimension 0 makes
+        // the library refuse it (ASTRAL_E_DIMENSION) before reading.
+        std::size_t dimension = n != 0 && queries.size() % n == 0 ? queries.size() / n : 0;
+        return ASTRAL_HPP_CALL(astral_index_query_batch)(handle_, queries.data(), n, dimension, k,
+                                                         out.data(), out.size(), counts.data());
+    }
+
+    Status count(std::uint64_t &out) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_count)(handle_, &out);
+    }
+
+    Status stats(AstralStats &out) const noexcept {
+        out.struct_size = static_cast<std::uint32_t>(sizeof out);
+        return ASTRAL_HPP_CALL(astral_index_stats)(handle_, &out);
+    }
+
+    // Saves to the file at path (UTF-8), crash-safe: astral_index_save.
+    Status save(const char *path) const noexcept { return ASTRAL_HPP_CALL(astral_index_save)(handle_, path); }
+
+    // Saves into buf and sets size to the file's length; when buf is too
+    // small (an empty Span asks) nothing is written, size is the length
+    // needed and the status BUFFER_TOO_SMALL. astral_index_save_to_buffer.
+    Status save(Span<unsigned char> buf, std::size_t &size) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_save_to_buffer)(handle_, buf.data(), buf.size(), &size);
+    }
+
+    // Waits for the background check of an index loaded with
+    // ASTRAL_LOAD_VERIFY_IN_BACKGROUND: OK, or CORRUPT (then every call on
+    // the index fails). astral_index_verify. (Not verify(): a macro in
+    // Unreal.)
+    Status verify_loaded() const noexcept { return ASTRAL_HPP_CALL(astral_index_verify)(handle_); }
+
+private:
+    // Makes out own the loaded handle h, with the dimension its file holds;
+    // destroys h if that cannot be read.
+    static Status adopt(AstralIndex h, Index &out) noexcept {
+        AstralStats s{};
+        s.struct_size = static_cast<std::uint32_t>(sizeof s);
+        Status st = ASTRAL_HPP_CALL(astral_index_stats)(h, &s);
+        if (!st.ok()) {
+            (void)ASTRAL_HPP_CALL(astral_index_destroy)(h);
+            return st;
+        }
+        (void)out.reset();
+        out.handle_ = h;
+        out.dimension_ = s.dimension;
+        return st;
+    }
+
+    AstralIndex handle_ = ASTRAL_INDEX_NONE;
+    std::uint32_t dimension_ = 0;
+};
+
+} // namespace astral
+
+#endif // ASTRAL_HPP
