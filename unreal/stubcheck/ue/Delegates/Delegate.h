@@ -32,3 +32,10 @@ public:
 	public: \
 		void Broadcast(Param1Type Param1Name, Param2Type Param2Name) const; \
 	};
+
+#define DECLARE_DYNAMIC_MULTICAST_DELEGATE_ThreeParams(DelegateName, Param1Type, Param1Name, Param2Type, Param2Name, Param3Type, Param3Name) \
+	class DelegateName : public FMulticastScriptDelegate \
+	{ \
+	public: \
+		void Broadcast(Param1Type Param1Name, Param2Type Param2Name, Param3Type Param3Name) const; \
+	};

@@ -1,5 +1,6 @@
 #include "AstralBlueprintLibrary.h"
 
+#include "AstralBlueprintHelpers.h"
 #include "AstralIndex.h"
 #include "AstralNativeIndex.h"
 #include "AstralSettings.h"
@@ -10,7 +11,7 @@
 namespace UE::Astral::BlueprintLibrary
 {
 	/** The native index behind Index, or null with OutError set. */
-	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> GetNative(const UAstralIndex* Index, const TCHAR* Node, FString& OutError)
+	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> GetNative(const UAstralIndex* Index, const TCHAR* Node, FString& OutError)
 	{
 		if (Index == nullptr)
 		{
@@ -26,7 +27,7 @@ namespace UE::Astral::BlueprintLibrary
 	}
 
 	/** A Blueprint handle on a native index just made. */
-	static UAstralIndex* NewIndex(const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe>& Native)
+	UAstralIndex* NewIndex(const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe>& Native)
 	{
 		UAstralIndex* Index = NewObject<UAstralIndex>(GetTransientPackage());
 		Index->Initialize(Native.ToSharedRef());
@@ -38,7 +39,7 @@ namespace UE::Astral::BlueprintLibrary
 	 * folder, since libastral would resolve it against the working directory,
 	 * which is not the project's. False with OutError set when it is empty.
 	 */
-	static bool ResolvePath(const FString& FilePath, const TCHAR* Node, FString& OutPath, FString& OutError)
+	bool ResolvePath(const FString& FilePath, const TCHAR* Node, FString& OutPath, FString& OutError)
 	{
 		if (FilePath.IsEmpty())
 		{
@@ -50,8 +51,19 @@ namespace UE::Astral::BlueprintLibrary
 		return true;
 	}
 
+	bool MakeFolderFor(const FString& Path, const TCHAR* Node, FString& OutError)
+	{
+		// libastral writes a temporary file beside Path: the folder must exist.
+		const FString Folder = FPaths::GetPath(Path);
+		if (!Folder.IsEmpty() && !IFileManager::Get().MakeDirectory(*Folder, true))
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: cannot create the folder %s"), Node, *Folder));
+		}
+		return true;
+	}
+
 	/** Blueprint has no uint64: ids travel as int64 and keep their 64 bits. */
-	static TArray<uint64_t> ToNativeIds(const TArray<int64>& Ids)
+	TArray<uint64_t> ToNativeIds(const TArray<int64>& Ids)
 	{
 		TArray<uint64_t> Native;
 		Native.SetNumUninitialized(Ids.Num());
@@ -241,13 +253,7 @@ bool UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString
 	{
 		return false;
 	}
-	// libastral writes a temporary file beside Path: the folder must exist.
-	const FString Folder = FPaths::GetPath(Path);
-	if (!Folder.IsEmpty() && !IFileManager::Get().MakeDirectory(*Folder, true))
-	{
-		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Save Index To File: cannot create the folder %s"), *Folder));
-	}
-	return Native->SaveToFile(Path, Error);
+	return MakeFolderFor(Path, TEXT("Save Index To File"), Error) && Native->SaveToFile(Path, Error);
 }
 
 bool UAstralBlueprintLibrary::SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error)

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "CoreMinimal.h"
-#include "Kismet/BlueprintAsyncActionBase.h"
 #include "Templates/SharedPointer.h"
+#include "AstralAsyncAction.h"
 #include "AstralTypes.h"
 #include "AstralAsyncQuery.generated.h"
 
@@ -16,10 +16,12 @@ DECLARE_DYNAMIC_MULTICAST_DELEGATE_TwoParams(FAstralQueryResultDelegate, const T
 /**
  * Runs one query on a UE::Tasks worker, so the game thread does not wait for
  * it, and fires On Completed or On Failed on the game thread on a later tick.
- * The worker holds the native index, never this object or the UAstralIndex.
+ * The worker holds the native index, never this object or the UAstralIndex;
+ * the action itself stays alive until then (UAstralAsyncAction). Cancel: no
+ * pin fires.
  */
 UCLASS()
-class ASTRALPLUGIN_API UAstralAsyncQuery : public UBlueprintAsyncActionBase
+class ASTRALPLUGIN_API UAstralAsyncQuery : public UAstralAsyncAction
 {
 	GENERATED_BODY()
 
@@ -36,12 +38,14 @@ public:
 	UPROPERTY(BlueprintAssignable, Category = "Astral")
 	FAstralQueryResultDelegate OnFailed;
 
-	virtual void Activate() override;
-
-private:
 	/** Game thread: broadcasts the outcome and lets the action go. */
 	void Finish(bool bSuccess, const TArray<FAstralResult>& Results, const FString& Error);
+	void Fail(FString Error) { Finish(false, TArray<FAstralResult>(), Error); }
 
+protected:
+	virtual void Start() override;
+
+private:
 	/** What Activate starts; the factory's parameters, kept under other names. */
 	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> PendingIndex;
 	TArray<float> PendingVector;
