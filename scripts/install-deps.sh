@@ -9,7 +9,8 @@
 #   test     make test and the cross builds (the default): also g++,
 #            pkg-config, qemu-user and the aarch64 cross toolchain
 #            (test-arm64), mingw-w64 (astral.dll), mono-mcs (the Unreal
-#            plugin's Build.cs), python3 (the plugin's checks)
+#            plugin's Build.cs), clang (the plugin's stand-in compile),
+#            python3 (the plugin's checks)
 set -euo pipefail
 
 dry_run=0
@@ -39,6 +40,7 @@ fi
 
 if [ "$profile" = test ]; then
   have g++ || need+=(g++)
+  have clang++ || need+=(clang) # the Unreal stand-in compile: Unreal's Linux and Mac compiler
   have pkg-config || need+=(pkg-config)
   have qemu-aarch64 || need+=(qemu-user)
   have aarch64-linux-gnu-objdump || need+=(binutils-aarch64-linux-gnu)

@@ -18,9 +18,12 @@
 #               stand-in UBT types and evaluated per platform: External library
 #               module, staged path = ASTRAL_LIBRARY_PATH, nothing linked
 #   compile     every plugin .cpp compiled against the stand-in UE headers
-#               (unreal/stubcheck/ue) with g++ -std=c++20 -fsyntax-only -Wall
-#               -Wextra -Wshadow -Werror for Linux, Mac, Win64 (mingw-w64) and
-#               without tests; a unity object per platform with no undefined
+#               (unreal/stubcheck/ue) with Unreal's defaults (-fno-exceptions
+#               -fno-rtti -Wundef) and -std=c++20 -Wall -Wextra -Wshadow
+#               -Werror: g++ and clang++ for Linux, clang++ for Mac, mingw-w64
+#               for Win64, each as editor and as Shipping game target;
+#               signatures.cpp holds the stand-ins to the engine's documented
+#               signatures; a unity object per platform with no undefined
 #               astral_* symbol (every call goes through the function table)
 #   negative    deliberately broken copies of the plugin must fail to compile
 #               (wrong argument count through the typed table, FString to %s,
@@ -91,11 +94,10 @@ compile() {
   "$stub/compile.sh" --work "$work/stubcheck"
   local n
   n=$(find "$plugin/Source/AstralPlugin" -name '*.cpp' | wc -l)
-  if command -v x86_64-w64-mingw32-g++-posix >/dev/null 2>&1; then
-    echo "NOTE: $n .cpp x linux/mac/win64/no-tests, -Wall -Wextra -Wshadow -Werror; unity objects call no astral_* directly"
-  else
-    echo "NOTE: $n .cpp x linux/mac/no-tests (no mingw-w64 g++: Win64 skipped); unity object calls no astral_* directly"
-  fi
+  local missing=
+  command -v clang++ >/dev/null 2>&1 || missing+=" clang++"
+  command -v x86_64-w64-mingw32-g++-posix >/dev/null 2>&1 || missing+=" mingw-w64-g++"
+  echo "NOTE: $n .cpp + signatures.cpp x g++/clang++/mingw, editor and Shipping game targets, -fno-exceptions -fno-rtti -Wundef -Werror${missing:+ (SKIPPED:$missing)}; stand-ins match the documented signatures; unity objects call no astral_* directly"
 }
 
 negative() {

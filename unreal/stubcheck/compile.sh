@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # Compiles every .cpp of the Astral Unreal plugin against the stand-in UE
-# headers in ue/, as UnrealBuildTool would lay out the include paths:
-#   - each .cpp alone, g++ -std=c++20 -fsyntax-only -Wall -Wextra -Wshadow -Werror, for
-#     Linux, Mac (PLATFORM_* macros) and Win64 (mingw-w64 g++, so _WIN32 and
-#     astral.h's dllimport are real), and once with WITH_DEV_AUTOMATION_TESTS 0;
+# headers in ue/, as UnrealBuildTool would lay out the include paths, with
+# Unreal's defaults (-fno-exceptions -fno-rtti, -Wundef: every #if names a
+# defined macro) and -std=c++20 -Wall -Wextra -Wshadow -Werror:
+#   - each .cpp alone, -fsyntax-only, for
+#       Linux with g++ and with clang++ (Unreal's Linux and Mac compiler),
+#       Mac with clang++ (PLATFORM_MAC),
+#       Win64 with mingw-w64 g++ (so _WIN32 and astral.h's dllimport are real),
+#     each as an editor target (WITH_EDITOR=1, Development, with the
+#     Automation tests) and as a game target (WITH_EDITOR=0, Shipping,
+#     WITH_DEV_AUTOMATION_TESTS=0), the Mac one as editor only;
+#   - signatures.cpp with every compiler: the stand-ins' signatures against
+#     the engine's documented ones;
 #   - all of them in one unity file (as a UBT unity build), compiled to an
 #     object for Linux and Win64, whose undefined symbols must name no astral_*
 #     function: every call goes through the function table, so nothing links
 #     against libastral and Windows needs no import library.
 # Usage: compile.sh [--source DIR] [--work DIR] [--only FILE.cpp | --unity-only]
 #   --source      the plugin's Source/ (default: ../AstralPlugin/Source)
-#   --only        compile that one file alone (Linux) and nothing else
+#   --only        compile that one file alone (Linux, g++, editor) and nothing else
 #   --unity-only  only the unity objects and their symbol check
+# CXX and CLANGXX choose the compilers (g++, clang++); without clang++ its
+# compiles are skipped with a message.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$here/../AstralPlugin/Source
@@ -49,16 +59,24 @@ grep -rhoE '#include "[A-Za-z0-9_]+\.generated\.h"' "$module" | sed -E 's/#inclu
 # from evaluating it, see check_plugin.py; these defaults are its values).
 # The headers come from the plugin's staged include/ (build_libastral.sh);
 # without it, from the repository's include/, which they are copies of.
-common=(-std=c++20 -Wall -Wextra -Wshadow -Werror
+common=(-std=c++20 -Wall -Wextra -Wshadow -Werror -fno-exceptions -fno-rtti -Wundef
   -isystem "$here/ue" -isystem "$gen" -isystem "$source_dir/ThirdParty/AstralLibrary/include"
   -isystem "$here/../../include"
   -I "$module/Public" -I "$module/Private"
-  -DASTRALPLUGIN_API= -DWITH_EDITOR=1)
+  -DASTRALPLUGIN_API=)
+# The build switches UBT sets for an editor (Development) and a game
+# (Shipping) target.
+editor=(-DWITH_EDITOR=1 -DWITH_EDITORONLY_DATA=1 -DUE_EDITOR=1 -DUE_GAME=0 -DIS_MONOLITHIC=0
+  -DUE_BUILD_DEBUG=0 -DUE_BUILD_DEVELOPMENT=1 -DUE_BUILD_TEST=0 -DUE_BUILD_SHIPPING=0 -DWITH_DEV_AUTOMATION_TESTS=1)
+game=(-DWITH_EDITOR=0 -DWITH_EDITORONLY_DATA=0 -DUE_EDITOR=0 -DUE_GAME=1 -DIS_MONOLITHIC=1
+  -DUE_BUILD_DEBUG=0 -DUE_BUILD_DEVELOPMENT=0 -DUE_BUILD_TEST=0 -DUE_BUILD_SHIPPING=1 -DWITH_DEV_AUTOMATION_TESTS=0)
 linux=(-DPLATFORM_LINUX=1 "-DASTRAL_LIBRARY_PATH=\"${ASTRAL_PATH_LINUX:-Binaries/ThirdParty/Astral/Linux/libastral.so}\"")
 mac=(-DPLATFORM_MAC=1 "-DASTRAL_LIBRARY_PATH=\"${ASTRAL_PATH_MAC:-Binaries/ThirdParty/Astral/Mac/libastral.dylib}\"")
 win64=(-DPLATFORM_WINDOWS=1 "-DASTRAL_LIBRARY_PATH=\"${ASTRAL_PATH_WIN64:-Binaries/ThirdParty/Astral/Win64/astral.dll}\"")
 
 cxx=${CXX:-g++}
+clang=${CLANGXX:-clang++}
+command -v "$clang" >/dev/null 2>&1 || { echo "compile.sh: SKIPPED clang++: $clang not found (Debian: apt-get install clang)"; clang=; }
 # The posix-threads mingw compiler has std::thread, as MSVC has.
 mingw=
 for c in x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-g++; do
@@ -69,7 +87,7 @@ for c in x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-g++; do
 done
 
 if [ -n "$only" ]; then
-  exec "$cxx" "${common[@]}" "${linux[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -fsyntax-only "$only"
+  exec "$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$only"
 fi
 
 mapfile -t sources < <(find "$module" -name '*.cpp' | sort)
@@ -93,25 +111,33 @@ if [ $unity_only -eq 0 ]; then
       echo 'cat "$log"; rm -f "$log"; exit 1'
     } >"$jobdir/$count.sh"
   }
-  for f in "${sources[@]}"; do
-    add_job "linux" "$cxx" "${common[@]}" "${linux[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -fsyntax-only "$f"
-    add_job "linux-notests" "$cxx" "${common[@]}" "${linux[@]}" -DWITH_DEV_AUTOMATION_TESTS=0 -fsyntax-only "$f"
-    add_job "mac" "$cxx" "${common[@]}" "${mac[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -fsyntax-only "$f"
+  compilers="g++"
+  for f in "${sources[@]}" "$here/signatures.cpp"; do
+    add_job "linux-gcc-editor" "$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
+    add_job "linux-gcc-game" "$cxx" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
+    if [ -n "$clang" ]; then
+      add_job "linux-clang-editor" "$clang" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
+      add_job "linux-clang-game" "$clang" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
+      add_job "mac-clang-editor" "$clang" "${common[@]}" "${mac[@]}" "${editor[@]}" -fsyntax-only "$f"
+    fi
     if [ -n "$mingw" ]; then
-      add_job "win64" "$mingw" "${common[@]}" "${win64[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -fsyntax-only "$f"
+      add_job "win64-mingw-editor" "$mingw" "${common[@]}" "${win64[@]}" "${editor[@]}" -fsyntax-only "$f"
+      add_job "win64-mingw-game" "$mingw" "${common[@]}" "${win64[@]}" "${game[@]}" -fsyntax-only "$f"
     fi
   done
+  [ -z "$clang" ] || compilers="$compilers, $clang"
+  [ -z "$mingw" ] || compilers="$compilers, $mingw"
 
   failed=0
   find "$jobdir" -name '*.sh' -print0 | xargs -0 -n 1 -P "$jobs" bash || failed=1
   [ $failed -eq 0 ] || { echo "compile.sh: a compile failed"; exit 1; }
-  echo "compiled ${#sources[@]} files: $count syntax checks (linux, linux without tests, mac${mingw:+, win64 with $mingw})"
+  echo "compiled ${#sources[@]} files and signatures.cpp: $count syntax checks with -fno-exceptions -fno-rtti -Wundef ($compilers; linux and win64 as editor and game, mac as editor)"
 fi
 
 # Unity build: every .cpp in one translation unit, to an object.
 unity=$work/unity.cpp
 for f in "${sources[@]}"; do echo "#include \"$f\""; done >"$unity"
-"$cxx" "${common[@]}" "${linux[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -c "$unity" -o "$work/unity-linux.o"
+"$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -c "$unity" -o "$work/unity-linux.o"
 direct=$(nm -u "$work/unity-linux.o" | awk '{print $NF}' | grep -E '^astral_' || true)
 if [ -n "$direct" ]; then
   echo "compile.sh: the unity object calls libastral directly, bypassing the function table:"
@@ -120,7 +146,7 @@ if [ -n "$direct" ]; then
 fi
 note="unity build: no undefined astral_* symbol (linux)"
 if [ -n "$mingw" ]; then
-  "$mingw" "${common[@]}" "${win64[@]}" -DWITH_DEV_AUTOMATION_TESTS=1 -c "$unity" -o "$work/unity-win64.o"
+  "$mingw" "${common[@]}" "${win64[@]}" "${game[@]}" -c "$unity" -o "$work/unity-win64.o"
   direct=$(x86_64-w64-mingw32-nm -u "$work/unity-win64.o" | awk '{print $NF}' | grep -E '^(__imp_)?astral_' || true)
   if [ -n "$direct" ]; then
     echo "compile.sh: the Win64 unity object needs an import library for:"

@@ -8,7 +8,7 @@ class IPlugin
 public:
 	virtual ~IPlugin() {}
 	virtual const FString& GetName() const = 0;
-	virtual const FString& GetBaseDir() const = 0;
+	virtual FString GetBaseDir() const = 0;
 	virtual FString GetContentDir() const = 0;
 };
 
