@@ -33,6 +33,11 @@
 #               lines flagged, rule by rule)
 #   scripts     run_automation.sh/.bat carry the headless RunTests line, and
 #               run_automation.sh reads pass, fail and no-test logs right
+#   async-gc    CTest unreal_async_gc: the plugin's module and async nodes
+#               compiled against the stand-in engine with its run time
+#               (unreal/stubcheck/runtime) and run on the real libastral:
+#               actions survive garbage collection while their tasks run,
+#               a second Activate and Cancel do what they must
 #   measure     CTest unreal_measure_*: the Automation tests' measurement
 #               (examples/cpp/astral_bench.hpp) on the real library; recall@10 equal
 #               to `astral bench`'s, the C++ fixture bit-identical to Go's
@@ -219,6 +224,14 @@ package() {
   echo "NOTE: $zip unpacked: $(find "$unpacked" -type f | wc -l) files, all there; without Go, Build.cs passes for Linux/Win64 and stops naming the missing file (Mac dylib; Linux .so once deleted)"
 }
 
+async_gc() {
+  cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build/cmake --target unreal_async_gc -j "$jobs"
+  ctest --test-dir build/cmake -R '^unreal_async_gc$' --output-on-failure -V | tee "$work/async_gc.txt"
+  grep -q 'unreal_async_gc: PASS' "$work/async_gc.txt"
+  echo "NOTE: module start-up + async nodes on the stand-in engine: $(grep -cE '^[0-9]+: ok: ' "$work/async_gc.txt") checks pass (rooted without a game instance, GC in flight, second Activate, Cancel, exact errors, Add/Query Batch, Save, Load)"
+}
+
 measure() {
   cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build/cmake --target unreal_measure -j "$jobs"
@@ -239,6 +252,7 @@ step compile compile
 step negative negative
 step uht-lint uht_lint
 step scripts scripts
+step async-gc async_gc
 step measure measure
 
 summary test-unreal

@@ -23,3 +23,39 @@ if(NOT ASTRAL_SANITIZE)
   set_tests_properties(unreal_measure_reference PROPERTIES PASS_REGULAR_EXPRESSION "unreal_measure: PASS"
                        TIMEOUT 300)
 endif()
+
+# unreal_async_gc: the plugin's module and async nodes compiled against the
+# stand-in engine (ue/, with runtime/ue_runtime.cpp) and run on the real
+# libastral: runtime/async_gc_test.cpp drives the async actions through
+# garbage collections while their tasks are in flight.
+set(ASTRAL_UNREAL_PLUGIN "${PROJECT_SOURCE_DIR}/unreal/AstralPlugin/Source/AstralPlugin")
+set(ASTRAL_UNREAL_GENERATED "${CMAKE_CURRENT_BINARY_DIR}/unreal_async_gc_generated")
+# UHT's X.generated.h, empty but for the includes every one starts with (as compile.sh makes them).
+file(GLOB ASTRAL_UNREAL_HEADERS "${ASTRAL_UNREAL_PLUGIN}/Public/*.h" "${ASTRAL_UNREAL_PLUGIN}/Private/*.h")
+foreach(header ${ASTRAL_UNREAL_HEADERS})
+  file(STRINGS "${header}" generated_includes REGEX "#include \"[A-Za-z0-9_]+\\.generated\\.h\"")
+  foreach(line ${generated_includes})
+    string(REGEX REPLACE ".*\"([A-Za-z0-9_]+\\.generated\\.h)\".*" "\\1" generated "${line}")
+    file(WRITE "${ASTRAL_UNREAL_GENERATED}/${generated}" "#pragma once\n#include \"UObject/ObjectMacros.h\"\n#include \"UObject/ScriptMacros.h\"\n")
+  endforeach()
+endforeach()
+file(GLOB ASTRAL_UNREAL_SOURCES "${ASTRAL_UNREAL_PLUGIN}/Private/*.cpp")
+add_executable(unreal_async_gc ${ASTRAL_UNREAL_SOURCES}
+  "${CMAKE_CURRENT_LIST_DIR}/runtime/ue_runtime.cpp" "${CMAKE_CURRENT_LIST_DIR}/runtime/async_gc_test.cpp")
+set_target_properties(unreal_async_gc PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+target_include_directories(unreal_async_gc SYSTEM PRIVATE "${CMAKE_CURRENT_LIST_DIR}/ue" "${ASTRAL_UNREAL_GENERATED}"
+  "${PROJECT_SOURCE_DIR}/unreal/AstralPlugin/Source/ThirdParty/AstralLibrary/include")
+target_include_directories(unreal_async_gc PRIVATE "${ASTRAL_UNREAL_PLUGIN}/Public" "${ASTRAL_UNREAL_PLUGIN}/Private"
+  "${CMAKE_CURRENT_LIST_DIR}/runtime")
+# An editor target's switches, the Automation tests compiled out (they need the engine's framework).
+target_compile_definitions(unreal_async_gc PRIVATE ASTRALPLUGIN_API= PLATFORM_LINUX=1 WITH_EDITOR=1 WITH_EDITORONLY_DATA=1
+  UE_EDITOR=1 UE_GAME=0 IS_MONOLITHIC=0 UE_BUILD_DEBUG=0 UE_BUILD_DEVELOPMENT=1 UE_BUILD_TEST=0 UE_BUILD_SHIPPING=0
+  WITH_DEV_AUTOMATION_TESTS=0 "ASTRAL_LIBRARY_PATH=\"Binaries/ThirdParty/Astral/Linux/libastral.so\"")
+target_compile_options(unreal_async_gc PRIVATE -fno-exceptions -fno-rtti -Wall -Wextra -Werror)
+target_link_libraries(unreal_async_gc PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+add_dependencies(unreal_async_gc Astral::astral)
+# The module loads the library from the plugin's folder, as in a game.
+add_test(NAME unreal_async_gc
+         COMMAND sh -c "dir=\"$1\" && mkdir -p \"$dir/Binaries/ThirdParty/Astral/Linux\" && cp -L \"$2\" \"$dir/Binaries/ThirdParty/Astral/Linux/libastral.so\" && exec \"$3\" \"$dir\""
+                 sh "${CMAKE_CURRENT_BINARY_DIR}/unreal_async_gc_plugin" "$<TARGET_FILE:Astral::astral>" "$<TARGET_FILE:unreal_async_gc>")
+set_tests_properties(unreal_async_gc PROPERTIES PASS_REGULAR_EXPRESSION "unreal_async_gc: PASS" TIMEOUT 120)

@@ -4,6 +4,7 @@
 
 #include "CoreTypes.h"
 #include "Misc/StubFormat.h"
+#include "Containers/UnrealString.h"
 
 namespace ELogVerbosity
 {
@@ -24,6 +25,7 @@ namespace ELogVerbosity
 struct FLogCategoryBase
 {
 	FLogCategoryBase(const TCHAR* CategoryName, ELogVerbosity::Type DefaultVerbosity, ELogVerbosity::Type CompileTimeVerbosity);
+	FString StubName;
 };
 
 #define DECLARE_LOG_CATEGORY_EXTERN(CategoryName, DefaultVerbosity, CompileTimeVerbosity) \
@@ -39,14 +41,15 @@ struct FLogCategoryBase
 
 namespace UEStub
 {
+	/** Where a log line goes (ue_runtime.cpp keeps warnings and errors for the async harness). */
+	void WriteLog(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const FString& Message);
+
 	template <typename... Types>
 	void Log(const FLogCategoryBase& Category, ELogVerbosity::Type Verbosity, const TCHAR* Format, Types... Args)
 	{
 		static_assert(((Format::KindOf<Types>() != Format::EKind::Invalid) && ...), "Invalid argument(s) passed to UE_LOG");
-		(void)Category;
-		(void)Verbosity;
-		(void)Format;
-		((void)Args, ...);
+		const std::string Text = FormatArgs(Format, { ToFormatArg(Args)... });
+		WriteLog(Category, Verbosity, FString(FromUtf8(Text.c_str()).c_str()));
 	}
 }
 

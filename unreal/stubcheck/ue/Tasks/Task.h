@@ -4,6 +4,13 @@
 #pragma once
 
 #include "CoreMinimal.h"
+#include "Templates/Function.h"
+
+namespace UEStub
+{
+	/** Runs Body on a task thread (ue_runtime.cpp, for the async harness). */
+	void LaunchTask(TUniqueFunction<void()> Body);
+}
 
 namespace UE::Tasks
 {
@@ -34,7 +41,7 @@ namespace UE::Tasks
 	class TTask
 	{
 	public:
-		TTask();
+		TTask() {}
 		bool IsValid() const;
 		bool IsCompleted() const;
 		bool Wait() const;
@@ -48,10 +55,13 @@ namespace UE::Tasks
 	{
 		static_assert(std::is_constructible_v<std::decay_t<TaskBodyType>, TaskBodyType&&>, "the task keeps its own copy of the body");
 		(void)DebugName;
-		(void)TaskBody;
 		(void)Priority;
 		(void)ExtendedPriority;
 		(void)Flags;
+		UEStub::LaunchTask([Body = std::decay_t<TaskBodyType>(Forward<TaskBodyType>(TaskBody))]() mutable
+		{
+			(void)Body();
+		});
 		return {};
 	}
 }

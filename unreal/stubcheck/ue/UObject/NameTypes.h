@@ -3,13 +3,18 @@
 
 #include "CoreTypes.h"
 
+#include <string>
+
 class FName
 {
 public:
-	FName();
-	FName(const TCHAR* Name);
-	bool IsNone() const;
-	friend bool operator==(const FName& Lhs, const FName& Rhs);
+	FName() = default;
+	FName(const TCHAR* Name) : Text(Name != nullptr ? Name : TEXT("")) {}
+	bool IsNone() const { return Text.empty(); }
+	friend bool operator==(const FName& Lhs, const FName& Rhs) { return Lhs.Text == Rhs.Text; }
+
+private:
+	std::basic_string<TCHAR> Text;
 };
 
 #define NAME_None FName()

@@ -16,19 +16,26 @@ T* NewObject(UObject* Outer, FName Name = NAME_None, EObjectFlags Flags = RF_NoF
 	(void)Outer;
 	(void)Name;
 	(void)Flags;
-	return nullptr;
-}
-
-template <class T>
-const T* GetDefault()
-{
-	static_assert(std::is_base_of_v<UObject, T>, "GetDefault reads a UClass's default object");
-	return nullptr;
+	return new T();
 }
 
 template <class T>
 T* GetMutableDefault()
 {
 	static_assert(std::is_base_of_v<UObject, T>, "GetMutableDefault reads a UClass's default object");
-	return nullptr;
+	// The class default object: made once, never collected.
+	static T* Default = []
+	{
+		T* Object = new T();
+		Object->AddToRoot();
+		return Object;
+	}();
+	return Default;
+}
+
+template <class T>
+const T* GetDefault()
+{
+	static_assert(std::is_base_of_v<UObject, T>, "GetDefault reads a UClass's default object");
+	return GetMutableDefault<T>();
 }
