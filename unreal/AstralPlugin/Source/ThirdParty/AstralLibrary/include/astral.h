@@ -137,11 +137,20 @@ typedef struct AstralInit {
     /* CPUs to pin worker i to (cpus[i % cpu_count]); only with
      * ASTRAL_INIT_PIN_THREADS. Read during astral_init only. */
     const int32_t *cpus;
+    /* Appended to the first layout (struct_size 24, still accepted: it
+     * reads as 0). The most threads running the library's Go code at once
+     * (the Go runtime's GOMAXPROCS), which also bounds its garbage
+     * collector's workers: at least the workers + 1 (the caller), or
+     * astral_init fails with ASTRAL_E_INVALID_ARGUMENT. Never raised above
+     * the setting the library loaded with (the GOMAXPROCS environment
+     * variable when the process had it, else every usable CPU). 0 = that
+     * setting. Applies from astral_init until the next one. */
+    uint32_t max_procs;
 } AstralInit;
 
-/* Defaults: ASTRAL_THREADS_AUTO workers, no pinning. Passing NULL to
- * astral_init means the same. */
-#define ASTRAL_INIT_DEFAULTS { (uint32_t)sizeof(AstralInit), ASTRAL_THREADS_AUTO, 0u, 0u, NULL }
+/* Defaults: ASTRAL_THREADS_AUTO workers, no pinning, GOMAXPROCS as loaded.
+ * Passing NULL to astral_init means the same. */
+#define ASTRAL_INIT_DEFAULTS { (uint32_t)sizeof(AstralInit), ASTRAL_THREADS_AUTO, 0u, 0u, NULL, 0u }
 
 /* Metrics. 0 selects the default, cosine. */
 #define ASTRAL_METRIC_DEFAULT 0u
@@ -260,7 +269,7 @@ ASTRAL_API size_t astral_last_error(char *buf, size_t capacity);
  * Statuses: OK; INVALID_ARGUMENT (bad struct_size, thread_count outside
  * ASTRAL_THREADS_AUTO or 0..ASTRAL_MAX_THREADS, unknown flag, cpus NULL with
  * cpu_count > 0 or given without ASTRAL_INIT_PIN_THREADS, pinning failed,
- * already initialized).
+ * max_procs below the workers + 1, already initialized).
  * Thread-safe; init and shutdown may be repeated in turn. */
 ASTRAL_API AstralStatus astral_init(const AstralInit *init);
 
@@ -462,6 +471,10 @@ ASTRAL_API AstralStatus astral_debug_go_query_pass(AstralIndex index, const floa
  * stops the world briefly: call it around a loop, never inside one. Any
  * thread, any time. */
 ASTRAL_API uint64_t astral_debug_go_mallocs(void);
+
+/* The Go runtime's GOMAXPROCS now, which AstralInit.max_procs caps. Any
+ * thread, any time. */
+ASTRAL_API uint32_t astral_debug_go_max_procs(void);
 
 /* Generates the named benchmark fixture ("random", "spectral",
  * "clustered"; see BENCH.md) into base (n * dimension floats) and queries
