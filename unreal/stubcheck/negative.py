@@ -49,7 +49,7 @@ CASES = [
      r"UE_FORMAT_STRING_DOES_NOT_MATCH_ITS_ARGUMENTS"),
     ("the pre-5.5 spelling of the automation context mask",
      "AstralPlugin/Private/Tests/AstralMeasureTests.cpp",
-     "EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)",
+     "EAutomationTestFlags::EditorContext | EAutomationTestFlags::ClientContext | EAutomationTestFlags::ProductFilter)",
      "EAutomationTestFlags::ApplicationContextMask | EAutomationTestFlags::ProductFilter)",
      "AstralPlugin/Private/Tests/AstralMeasureTests.cpp",
      r"ApplicationContextMask. is not a member of .EAutomationTestFlags"),

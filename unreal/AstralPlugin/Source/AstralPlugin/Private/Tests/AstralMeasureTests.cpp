@@ -14,7 +14,7 @@
 #include "Tests/AstralTestHelpers.h"
 
 IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralRecallAt10Test, "Astral.Recall.At10",
-	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ClientContext | EAutomationTestFlags::ProductFilter)
 
 bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 {
@@ -94,7 +94,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 }
 
 IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralLatencyP50Test, "Astral.Latency.P50",
-	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ClientContext | EAutomationTestFlags::ProductFilter)
 
 bool FAstralLatencyP50Test::RunTest(const FString& /*Parameters*/)
 {
