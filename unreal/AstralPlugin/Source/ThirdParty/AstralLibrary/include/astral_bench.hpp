@@ -1,4 +1,4 @@
-// astral_bench.hpp: the reference measurement of BENCH.md over astral.hpp,
+// astral_bench.hpp: the reference measurement of docs/BENCHMARKS.md over astral.hpp,
 // header-only C++17 with nothing beyond the standard library (a measuring
 // harness beside the examples, not API: never installed): the benchmark
 // fixtures (the `random` recipe regenerated here, or any fixture read from
@@ -32,7 +32,7 @@ namespace astral {
 namespace bench {
 
 // The reference workload (DESIGN.md): 100,000 x 384 `random`, 64 queries,
-// k 10; BENCH.md's latency method takes 21 timed runs.
+// k 10; docs/BENCHMARKS.md's latency method takes 21 timed runs.
 inline constexpr std::size_t kReferenceCount = 100000;
 inline constexpr std::size_t kReferenceQueries = 64;
 inline constexpr std::size_t kReferenceDimension = 384;
@@ -204,7 +204,7 @@ inline void fill_random(float *out, std::size_t rows, std::size_t dimension, Pcg
     }
 }
 
-// random_fixture is the `random` recipe of internal/fixture (BENCH.md):
+// random_fixture is the `random` recipe of internal/fixture (docs/BENCHMARKS.md):
 // stored vectors from PCG(42, 1024), queries from PCG(7, 1024). Smaller
 // counts give prefixes of larger fixtures.
 inline Fixture random_fixture(std::size_t count = kReferenceCount, std::size_t query_count = kReferenceQueries,
@@ -528,7 +528,7 @@ struct Latency {
     double p50 = 0, p95 = 0, p99 = 0, mean = 0;
 };
 
-// percentile is the nearest-rank percentile (BENCH.md): the value at
+// percentile is the nearest-rank percentile (docs/BENCHMARKS.md): the value at
 // ceil(p * n) - 1 in sorted order.
 inline double percentile(std::vector<double> v, double p) {
     if (v.empty()) {
@@ -558,7 +558,7 @@ inline Latency median_run(std::vector<Latency> runs) {
     return runs[(runs.size() - 1) / 2];
 }
 
-// LatencyReport is BENCH.md's latency figure: the run with the median p50,
+// LatencyReport is docs/BENCHMARKS.md's latency figure: the run with the median p50,
 // and the p50 over every timed sample of every run.
 struct LatencyReport {
     Latency median;
