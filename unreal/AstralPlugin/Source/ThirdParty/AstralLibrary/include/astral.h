@@ -72,11 +72,11 @@ extern "C" {
 /* ---- Version ---------------------------------------------------------- */
 
 #define ASTRAL_VERSION_MAJOR 0
-#define ASTRAL_VERSION_MINOR 1
+#define ASTRAL_VERSION_MINOR 2
 #define ASTRAL_VERSION_PATCH 0
 #define ASTRAL_VERSION_NUMBER \
     (ASTRAL_VERSION_MAJOR * 1000000 + ASTRAL_VERSION_MINOR * 1000 + ASTRAL_VERSION_PATCH)
-#define ASTRAL_VERSION_STRING "0.1.0"
+#define ASTRAL_VERSION_STRING "0.2.0"
 
 /* True when a library reporting version number n serves this header: same
  * major version and at least as new. */
@@ -234,7 +234,63 @@ typedef struct AstralStats {
      * accepted and gets these two left out). */
     uint32_t rerank_storage;   /* 0: none; ASTRAL_STORAGE_F16 or _F32 */
     uint32_t rerank_factor;    /* candidates per result rescored; 0 without rerank */
+    /* Appended to the second layout (struct_size 88, still accepted and
+     * written up to there). Offsets are multiples of 8: no padding. */
+    uint64_t payload_count;    /* records holding a payload */
+    uint64_t payload_bytes;    /* their bytes (not in bytes) */
+    uint64_t owner_count;      /* distinct owners (not 0) among the records */
+    /* Queries answered by each plan (ASTRAL_PLAN_*) since the index was
+     * made or loaded; a batch counts once per ASTRAL_MAX_BATCH queries. */
+    uint64_t scan_queries;
+    uint64_t direct_queries;
+    uint64_t graph_queries;
 } AstralStats;
+
+/* ---- Scoped search -----------------------------------------------------
+ * Each record may carry attributes beside its vector: a 64-bit tag mask
+ * (64 tags the host defines), an owner key (0 = none; e.g. the character
+ * holding a memory) and a payload of up to ASTRAL_MAX_PAYLOAD bytes (a
+ * memory's text, a host key), returned by id and never searched. They are
+ * saved with the index. A query's AstralQueryOptions filter keeps only the
+ * records that pass all of its conditions. */
+
+#define ASTRAL_MAX_PAYLOAD 4096
+/* Most ids in one allowlist or denylist (2^28, 2 GiB of ids). */
+#define ASTRAL_MAX_FILTER_IDS ((uint64_t)1 << 28)
+
+/* How a query was answered (out_plan of astral_index_query_ex). */
+#define ASTRAL_PLAN_SCAN 0u   /* every matching record scored (flat scan; HNSW exact scan for a rare tag) */
+#define ASTRAL_PLAN_DIRECT 1u /* a small candidate set (allowlist, owner) scored directly: exact */
+#define ASTRAL_PLAN_GRAPH 2u  /* HNSW walk admitting only matches */
+
+/* A query's k, HNSW beam and filter. The filter's conditions combine with
+ * AND; a zeroed filter (every field after reserved 0 or NULL) matches
+ * every record. Filter values that match nothing (an owner, tag or id no
+ * record has) are no error: the query returns 0 results, as the Go API
+ * does. The id arrays are read during the call only; their order and
+ * repeats do not matter. */
+typedef struct AstralQueryOptions {
+    uint32_t struct_size; /* sizeof(AstralQueryOptions) */
+    uint32_t k;           /* 1 to ASTRAL_MAX_K */
+    uint32_t ef;          /* HNSW beam, up to 4096; 0 = the index's hnsw_ef_search (at least k is used) */
+    uint32_t reserved;    /* must be 0 */
+    uint64_t owner;       /* only records of this owner; 0: any owner */
+    uint64_t all_tags;    /* only records holding every one of these tags */
+    uint64_t any_tags;    /* only records holding at least one of these; 0: no condition */
+    uint64_t no_tags;     /* only records holding none of these */
+    /* Allowlist: NULL with allow_count 0 is no allowlist; non-NULL: only
+     * these ids (allow_count 0 then matches nothing). */
+    const uint64_t *allow_ids;
+    uint64_t allow_count; /* at most ASTRAL_MAX_FILTER_IDS */
+    /* Denylist: never these ids (e.g. the asking character's own); may be
+     * NULL when deny_count is 0. */
+    const uint64_t *deny_ids;
+    uint64_t deny_count; /* at most ASTRAL_MAX_FILTER_IDS */
+} AstralQueryOptions;
+
+/* k results, every other field at its default: no filter. */
+#define ASTRAL_QUERY_OPTIONS_INIT(k) \
+    { (uint32_t)sizeof(AstralQueryOptions), (uint32_t)(k), 0u, 0u, 0u, 0u, 0u, 0u, NULL, 0u, NULL, 0u }
 
 /* Flags for astral_index_load_ex. */
 #define ASTRAL_LOAD_VERIFY_IN_BACKGROUND 0x1u /* the bulk's checks in the background */
@@ -361,6 +417,79 @@ ASTRAL_API AstralStatus astral_index_count(AstralIndex index, uint64_t *out_coun
  * Statuses: OK; INVALID_ARGUMENT (NULL, struct_size too small);
  * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
 ASTRAL_API AstralStatus astral_index_stats(AstralIndex index, AstralStats *out_stats);
+
+/* astral_index_add with each record's attributes. tags and owners hold
+ * count entries each, or are NULL for all 0. payloads: NULL for none;
+ * else payloads[i] is record i's payload of payload_sizes[i] bytes (0 to
+ * ASTRAL_MAX_PAYLOAD; a NULL payloads[i] needs size 0), copied during the
+ * call, and payload_sizes must not be NULL. All or nothing, as
+ * astral_index_add.
+ * Statuses: as astral_index_add; INVALID_ARGUMENT also for payloads
+ * without payload_sizes (or the reverse), a size above
+ * ASTRAL_MAX_PAYLOAD, a NULL payload with size > 0.
+ * Thread-safe, as astral_index_add. */
+ASTRAL_API AstralStatus astral_index_add_ex(AstralIndex index, const uint64_t *ids, size_t count,
+                                            const float *vectors, size_t value_count,
+                                            const uint64_t *tags, const uint64_t *owners,
+                                            const void *const *payloads,
+                                            const uint32_t *payload_sizes);
+
+/* Replaces the tag masks of count stored records (tags[i] for ids[i])
+ * without re-adding their vectors. All or nothing: if any id is not
+ * stored or repeated, nothing changes. ids and tags may be NULL when count
+ * is 0.
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer); NOT_FOUND; DUPLICATE_ID;
+ * OUT_OF_MEMORY (count too large); CORRUPT and IO (as astral_index_add);
+ * STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe: a query running meanwhile sees each record's old or new
+ * tags. */
+ASTRAL_API AstralStatus astral_index_set_tags(AstralIndex index, const uint64_t *ids,
+                                              const uint64_t *tags, size_t count);
+
+/* Copies the payload of record id into buffer (capacity bytes; may be
+ * NULL when capacity is 0) and writes its size to *out_size, also when
+ * the buffer is too small (then nothing is copied and the status is
+ * BUFFER_TOO_SMALL: pass NULL and 0 to ask). A record stored without a
+ * payload has size 0. *out_size is 0 on any other failure.
+ * Statuses: OK; INVALID_ARGUMENT (out_size NULL, buffer NULL with
+ * capacity > 0); NOT_FOUND; BUFFER_TOO_SMALL; IO; STALE_HANDLE;
+ * NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_get_payload(AstralIndex index, uint64_t id, void *buffer,
+                                                 size_t capacity, size_t *out_size);
+
+/* Writes record id's tag mask and owner (both 0 on failure).
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer); NOT_FOUND; IO;
+ * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_get_attributes(AstralIndex index, uint64_t id,
+                                                    uint64_t *out_tags, uint64_t *out_owner);
+
+/* astral_index_query with options->k, its beam and its filter: the k
+ * nearest records that pass the filter, best first (by score, then lower
+ * id), *out_count = min(k, matching records), and the plan that answered
+ * to *out_plan (ASTRAL_PLAN_*; out_plan may be NULL; 0 on failure). An
+ * exact plan (flat scan, direct scoring) gives the same ids and score bits
+ * whatever the plan, thread count or batch. Allocates nothing.
+ * Statuses: as astral_index_query; INVALID_ARGUMENT also for options
+ * NULL, a bad struct_size, reserved not 0, ef above 4096, allow_ids NULL
+ * with allow_count > 0, deny_ids NULL with deny_count > 0, either count
+ * above ASTRAL_MAX_FILTER_IDS.
+ * Thread-safe, as astral_index_query. */
+ASTRAL_API AstralStatus astral_index_query_ex(AstralIndex index, const float *query,
+                                              size_t dimension, const AstralQueryOptions *options,
+                                              AstralResult *results, size_t capacity,
+                                              uint32_t *out_count, uint32_t *out_plan);
+
+/* astral_index_query_batch with astral_index_query_ex's options, the same
+ * for every query: query i's hits are results[i*k .. i*k + out_counts[i]),
+ * each list as astral_index_query_ex returns it, bit for bit. *out_plan
+ * (may be NULL) is the last pass's plan.
+ * Statuses: as astral_index_query_ex; BUFFER_TOO_SMALL when capacity <
+ * query_count * k. Thread-safe, as astral_index_query. */
+ASTRAL_API AstralStatus astral_index_query_batch_ex(AstralIndex index, const float *queries,
+                                                    size_t query_count, size_t dimension,
+                                                    const AstralQueryOptions *options,
+                                                    AstralResult *results, size_t capacity,
+                                                    uint32_t *out_counts, uint32_t *out_plan);
 
 /* ---- Persistence -------------------------------------------------------
  * One file per index (format: docs/FORMAT.md): header, options, counts and

@@ -1,6 +1,7 @@
 // astral.hpp: a header-only C++17 wrapper over astral.h. RAII index
 // ownership, pointer + size spans in, statuses out; no exceptions, no
-// allocation (except last_error's std::string).
+// allocation (except last_error's std::string and the std::vector payload
+// overload).
 //
 // Hosts that load the library at run time (Unreal on Windows) define
 // ASTRAL_HPP_CALL(name) before including this header to route every call
@@ -14,6 +15,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "astral.h"
 
@@ -168,6 +170,76 @@ private:
     AstralIndexOptions o_;
 };
 
+// QueryOptions builds an AstralQueryOptions: k results, no filter, the
+// index's beam; each setter narrows the filter (conditions combine with
+// AND) and returns the builder, e.g.
+//   index.query(q, astral::QueryOptions(10).owner(npc).no_tags(kSelf).deny(self_ids),
+//               out, count, plan);
+// The allow and deny spans are read by each query, not copied: keep their
+// memory alive while the options are used. The library validates every
+// value (astral_index_query_ex).
+class QueryOptions {
+public:
+    explicit QueryOptions(std::uint32_t k) noexcept {
+        o_.struct_size = static_cast<std::uint32_t>(sizeof o_);
+        o_.k = k;
+    }
+    QueryOptions &k(std::uint32_t value) noexcept {
+        o_.k = value;
+        return *this;
+    }
+    // HNSW beam; 0 = the index's hnsw_ef_search.
+    QueryOptions &ef(std::uint32_t value) noexcept {
+        o_.ef = value;
+        return *this;
+    }
+    // Only records of this owner; 0: any owner.
+    QueryOptions &owner(std::uint64_t value) noexcept {
+        o_.owner = value;
+        return *this;
+    }
+    // Only records holding every one of these tags.
+    QueryOptions &all_tags(std::uint64_t mask) noexcept {
+        o_.all_tags = mask;
+        return *this;
+    }
+    // Only records holding at least one of these; 0: no condition.
+    QueryOptions &any_tags(std::uint64_t mask) noexcept {
+        o_.any_tags = mask;
+        return *this;
+    }
+    // Only records holding none of these.
+    QueryOptions &no_tags(std::uint64_t mask) noexcept {
+        o_.no_tags = mask;
+        return *this;
+    }
+    // Only these ids. An empty span is an allowlist that matches nothing
+    // (no_allowlist() removes the condition).
+    QueryOptions &allow(Span<const std::uint64_t> ids) noexcept {
+        static const std::uint64_t none = 0;
+        o_.allow_ids = ids.data() != nullptr ? ids.data() : &none;
+        o_.allow_count = ids.size();
+        return *this;
+    }
+    QueryOptions &no_allowlist() noexcept {
+        o_.allow_ids = nullptr;
+        o_.allow_count = 0;
+        return *this;
+    }
+    // Never these ids (e.g. the asking character's own).
+    QueryOptions &deny(Span<const std::uint64_t> ids) noexcept {
+        o_.deny_ids = ids.size() != 0 ? ids.data() : nullptr;
+        o_.deny_count = ids.size();
+        return *this;
+    }
+
+    const AstralQueryOptions &get() const noexcept { return o_; }
+    operator const AstralQueryOptions &() const noexcept { return o_; }
+
+private:
+    AstralQueryOptions o_{};
+};
+
 // Index owns one index handle: move-only, destroyed with the object.
 class Index {
 public:
@@ -237,6 +309,53 @@ public:
                                                  vectors.size());
     }
 
+    // add with attributes (astral_index_add_ex): tags and owners are empty
+    // (all 0) or hold one entry per id; payloads and payload_sizes are
+    // both empty (none) or one per id, payload i being payload_sizes[i]
+    // bytes at payloads[i] (up to ASTRAL_MAX_PAYLOAD, copied). Spans of
+    // another length are refused with ASTRAL_E_INVALID_ARGUMENT before
+    // the library is called (last_error() is then not set).
+    Status add(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags,
+               Span<const std::uint64_t> owners = {}, Span<const void *const> payloads = {},
+               Span<const std::uint32_t> payload_sizes = {}) noexcept {
+        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
+            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size()) {
+            return ASTRAL_E_INVALID_ARGUMENT;
+        }
+        return ASTRAL_HPP_CALL(astral_index_add_ex)(
+            handle_, ids.data(), ids.size(), vectors.data(), vectors.size(), or_null(tags), or_null(owners),
+            or_null(payloads), or_null(payload_sizes));
+    }
+
+    // Replaces the tags of stored records, tags[i] for ids[i] (spans of
+    // one length, else ASTRAL_E_INVALID_ARGUMENT without a library call).
+    Status set_tags(Span<const std::uint64_t> ids, Span<const std::uint64_t> tags) noexcept {
+        if (ids.size() != tags.size()) {
+            return ASTRAL_E_INVALID_ARGUMENT;
+        }
+        return ASTRAL_HPP_CALL(astral_index_set_tags)(handle_, ids.data(), tags.data(), ids.size());
+    }
+
+    // Copies id's payload into buf and sets size to its length; a buffer
+    // too small (an empty Span asks) gets BUFFER_TOO_SMALL and the size.
+    Status payload(std::uint64_t id, Span<unsigned char> buf, std::size_t &size) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_get_payload)(handle_, id, buf.data(), buf.size(), &size);
+    }
+
+    // id's payload as a vector (empty for a record stored without one).
+    Status payload(std::uint64_t id, std::vector<unsigned char> &out) const {
+        out.resize(ASTRAL_MAX_PAYLOAD);
+        std::size_t size = 0;
+        Status st = payload(id, Span<unsigned char>(out.data(), out.size()), size);
+        out.resize(st.ok() ? size : 0);
+        return st;
+    }
+
+    // id's tag mask and owner.
+    Status attributes(std::uint64_t id, std::uint64_t &tags, std::uint64_t &owner) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_get_attributes)(handle_, id, &tags, &owner);
+    }
+
     Status remove(Span<const std::uint64_t> ids) noexcept {
         return ASTRAL_HPP_CALL(astral_index_remove)(handle_, ids.data(), ids.size());
     }
@@ -258,6 +377,30 @@ public:
         std::size_t dimension = n != 0 && queries.size() % n == 0 ? queries.size() / n : 0;
         return ASTRAL_HPP_CALL(astral_index_query_batch)(handle_, queries.data(), n, dimension, k,
                                                          out.data(), out.size(), counts.data());
+    }
+
+    // The options.k nearest records passing options' filter, best first,
+    // in out[0 .. count); out.size() >= k. plan is the ASTRAL_PLAN_* that
+    // answered. astral_index_query_ex.
+    Status query(Span<const float> query, const AstralQueryOptions &options, Span<AstralResult> out,
+                 std::uint32_t &count, std::uint32_t &plan) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_query_ex)(handle_, query.data(), query.size(), &options, out.data(),
+                                                      out.size(), &count, &plan);
+    }
+    Status query(Span<const float> query, const AstralQueryOptions &options, Span<AstralResult> out,
+                 std::uint32_t &count) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_query_ex)(handle_, query.data(), query.size(), &options, out.data(),
+                                                      out.size(), &count, nullptr);
+    }
+
+    // query_batch with options: query i's hits are out[i*k .. i*k +
+    // counts[i]); plan is the last pass's. astral_index_query_batch_ex.
+    Status query_batch(Span<const float> queries, const AstralQueryOptions &options, Span<AstralResult> out,
+                       Span<std::uint32_t> counts, std::uint32_t &plan) const noexcept {
+        std::size_t n = counts.size();
+        std::size_t dimension = n != 0 && queries.size() % n == 0 ? queries.size() / n : 0;
+        return ASTRAL_HPP_CALL(astral_index_query_batch_ex)(handle_, queries.data(), n, dimension, &options,
+                                                            out.data(), out.size(), counts.data(), &plan);
     }
 
     Status count(std::uint64_t &out) const noexcept {
@@ -286,6 +429,16 @@ public:
     Status verify_loaded() const noexcept { return ASTRAL_HPP_CALL(astral_index_verify)(handle_); }
 
 private:
+    template <class T>
+    static bool one_per_id(Span<T> s, std::size_t ids) noexcept {
+        return s.empty() || s.size() == ids;
+    }
+    // NULL for an empty span: "not given" to the library.
+    template <class T>
+    static T *or_null(Span<T> s) noexcept {
+        return s.empty() ? nullptr : s.data();
+    }
+
     // Makes out own the loaded handle h, with the dimension its file holds;
     // destroys h if that cannot be read.
     static Status adopt(AstralIndex h, Index &out) noexcept {
