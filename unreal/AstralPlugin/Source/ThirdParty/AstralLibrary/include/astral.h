@@ -550,7 +550,7 @@ ASTRAL_API AstralStatus astral_index_load(const char *path, AstralIndex *out_ind
  * to end (every node's state and upper-level offsets, the entry point) are
  * checked; the bulk's checksums, every link and the ids are checked in the
  * background (about 1 ms to open the 100,000 x 384 HNSW reference file
- * instead of about 3 ms; README, "Opening a saved index"). Queries before
+ * instead of about 3 ms; docs/BENCHMARKS.md, "Opening a saved index"). Queries before
  * that check ends are safe on any file but read unchecked bytes;
  * astral_index_verify waits for it. If it fails, the index answers queries,
  * adds, removes and saves with CORRUPT (adds, removes and saves wait for
@@ -606,7 +606,7 @@ ASTRAL_API uint64_t astral_debug_go_mallocs(void);
 ASTRAL_API uint32_t astral_debug_go_max_procs(void);
 
 /* Generates the named benchmark fixture ("random", "spectral",
- * "clustered"; see BENCH.md) into base (n * dimension floats) and queries
+ * "clustered"; see docs/BENCHMARKS.md) into base (n * dimension floats) and queries
  * (query_count * dimension floats), bit-identical to the Go package
  * internal/fixture that `astral fixture` and `astral bench` use.
  * Statuses: OK; INVALID_ARGUMENT (NULL, unknown name, bad size).
