@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,11 +69,19 @@ func TestHNSWIndexRecall(t *testing.T) {
 
 // TestAutoGrowsIntoGraph feeds an auto index one vector at a time past its
 // flat limit: it answers every query along the way and switches kind
-// exactly once, to HNSW. The full size (60,000 × 384 past the default
-// 16 MiB) runs without -short.
+// exactly once, to HNSW. The limit is lowered: the switch is the same code
+// at any limit, and a default index carries DefaultFlatLimitBytes (checked
+// here). The default's own size (60,000 × 384 past 16 MiB: minutes of
+// graph building on 2 cores) runs in make test-long.
 func TestAutoGrowsIntoGraph(t *testing.T) {
-	n, dim, limit := 60000, 384, int64(DefaultFlatLimitBytes)
-	if testing.Short() {
+	def, err := NewIndex(nil, WithDim(8))
+	require.NoError(t, err)
+	require.Equal(t, int64(DefaultFlatLimitBytes), def.Config().FlatLimitBytes)
+	n, dim, limit := 12000, 128, int64(8000*128)
+	switch {
+	case testsize.Long():
+		n, dim, limit = 60000, 384, DefaultFlatLimitBytes
+	case testing.Short():
 		n, dim, limit = 3000, 64, 2000*64
 	}
 	set, err := fixture.Generate("spectral", n, 20, dim)
