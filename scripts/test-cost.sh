@@ -5,7 +5,8 @@
 # A test's cost is its wall time scaled by its package's CPU/wall ratio: on a
 # shared machine compare shares, not seconds.
 #   scripts/test-cost.sh [CONFIG...]   plain race noasm qemu (default: all)
-#   TOP=25 shows that many tests per configuration.
+#   TOP=25 shows that many tests per configuration; REPORT_ONLY=1 prints
+#   the table from the last run's files without running anything.
 # Outputs build/test-cost/<config>/<pkg>.{json,time} and a table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,9 @@ run_config() {
   done
 }
 
-for c in "${configs[@]}"; do run_config "$c"; done
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
+  for c in "${configs[@]}"; do run_config "$c"; done
+fi
 
 # The table: per configuration, each package's CPU and wall seconds, then the
 # top tests (top-level and their subtests) by estimated CPU seconds.
