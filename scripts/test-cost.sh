@@ -7,15 +7,17 @@
 #   scripts/test-cost.sh [CONFIG...]   plain race noasm qemu (default: all)
 #   TOP=25 shows that many tests per configuration; REPORT_ONLY=1 prints
 #   the table from the last run's files without running anything.
-# Outputs build/test-cost/<config>/<pkg>.{json,time} and a table on stdout.
+#   PKGS="./astral ./hnsw" measures only those packages.
+# Outputs OUT/<config>/<pkg>.{json,time} (OUT: build/test-cost) and a table
+# on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/go/bin:$PATH
 top=${TOP:-25}
-out=build/test-cost
+out=${OUT:-build/test-cost}
 configs=("$@")
 ((${#configs[@]})) || configs=(plain race noasm qemu)
-mapfile -t pkgs < <(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{else if .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)
+mapfile -t pkgs < <(go list -f '{{if .TestGoFiles}}{{.ImportPath}}{{else if .XTestGoFiles}}{{.ImportPath}}{{end}}' ${PKGS:-./...})
 mod=$(go list -m)
 QEMU=${QEMU:-$(command -v qemu-aarch64 || true)}
 

@@ -55,6 +55,17 @@ func SkipNoAsm(t testing.TB, why string) {
 	}
 }
 
+// SkipScoresProven skips t under noasm and under emulation, where only the
+// kernels differ from the default build: for tests whose outcome follows
+// from the scores alone (recall), since every kernel's own tests, run in
+// full in both, prove its scores bit for bit equal to the pure-Go
+// reference's, and so to the assembly's the default build uses.
+func SkipScoresProven(t testing.TB) {
+	t.Helper()
+	SkipNoAsm(t, "the outcome follows from the scores, which the kernel tests prove bit-identical")
+	SkipEmulated(t, "the outcome follows from the scores, which the kernel tests prove bit-identical")
+}
+
 // SkipEmulated skips t under emulation. why says which native run proves
 // what t proves, and why the emulated CPU adds nothing to it.
 func SkipEmulated(t testing.TB, why string) {

@@ -23,6 +23,10 @@ func TestEnvironment(t *testing.T) {
 		SkipEmulated(t, "proved natively")
 		t.Fatal("not skipped under emulation")
 	})
+	t.Run("skips scores", func(t *testing.T) {
+		SkipScoresProven(t)
+		t.Fatal("not skipped under emulation")
+	})
 	t.Setenv("ASTRAL_TEST_EMULATED", "")
 	t.Setenv("ASTRAL_TEST_LONG", "1")
 	require.False(t, Emulated())
