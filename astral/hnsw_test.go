@@ -24,7 +24,8 @@ func recallAgainst(want, got []Result) float64 {
 }
 
 func TestHNSWIndexRecall(t *testing.T) {
-	set, err := fixture.Generate("clustered", 4000, 50, 64)
+	// Short: 1,000 records (-race and qemu spent minutes building 4,000).
+	set, err := fixture.Generate("clustered", sized(4000, 1000), 50, 64)
 	require.NoError(t, err)
 	rt := newRuntime(t, 1)
 	exact, err := NewIndex(rt, WithDim(64), WithKind(KindFlat))
@@ -82,7 +83,7 @@ func TestAutoGrowsIntoGraph(t *testing.T) {
 	case testsize.Long():
 		n, dim, limit = 60000, 384, DefaultFlatLimitBytes
 	case testing.Short():
-		n, dim, limit = 3000, 64, 2000*64
+		n, dim, limit = 1500, 64, 1000*64
 	}
 	set, err := fixture.Generate("spectral", n, 20, dim)
 	require.NoError(t, err)
