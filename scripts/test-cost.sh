@@ -40,7 +40,8 @@ run_config() {
     env "${env[@]}" go test -c "${build[@]}" -o "$bin" "./$rel" || { echo "$config $rel: build failed"; continue; }
     [ -x "$bin" ] || continue
     local cmd=("$bin")
-    [[ $config == qemu ]] && cmd=("$QEMU" "$bin")
+    # As scripts/test-arm64.sh runs them (internal/testsize).
+    [[ $config == qemu ]] && cmd=(env ASTRAL_TEST_EMULATED=1 "$QEMU" "$bin")
     (cd "$rel" && /usr/bin/time -f '%U %S %e' -o "$dir/$name.time" \
       "${cmd[@]}" -test.v=test2json -test.count=1 -test.timeout=60m "${args[@]}" 2>&1 |
       go tool test2json -t -p "$rel" >"$dir/$name.json") || echo "$config $rel: FAILED"
