@@ -83,6 +83,7 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 // copy lifts E5M2 close to exact.
 func TestStorageRecall(t *testing.T) {
 	testsize.SkipScoresProven(t)
+	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(9, 9))
 	dim, n, nq, k := 128, 4000, 40, 10
 	vecs := randomVectors(r, n, dim)
@@ -266,6 +267,7 @@ func TestStorageOptionsValidated(t *testing.T) {
 // what an exact scan of the same records finds.
 func TestStorageGraphRecall(t *testing.T) {
 	testsize.SkipScoresProven(t)
+	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(12, 12))
 	dim, n, nq := 64, sized(4000, 2000), 30
 	vecs, qs := randomVectors(r, n, dim), randomVectors(r, nq, dim)

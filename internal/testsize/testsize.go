@@ -66,6 +66,16 @@ func SkipScoresProven(t testing.TB) {
 	SkipEmulated(t, "the outcome follows from the scores, which the kernel tests prove bit-identical")
 }
 
+// SkipSerialUnderRace skips t under -race: for tests that start no
+// goroutine (no runtime, no workers), where the race detector has nothing
+// to find and only slows what the plain run proves.
+func SkipSerialUnderRace(t testing.TB) {
+	t.Helper()
+	if Race {
+		t.Skip("-race: serial, nothing for the race detector; the plain run proves it")
+	}
+}
+
 // SkipEmulated skips t under emulation. why says which native run proves
 // what t proves, and why the emulated CPU adds nothing to it.
 func SkipEmulated(t testing.TB, why string) {
