@@ -57,6 +57,10 @@ vet:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# Budget: 12 minutes on 2 idle cores (scripts/time-test.sh times it idle and
+# with one core busy). Test sizes per configuration: internal/testsize.
+# Every go test has an explicit -timeout and every script step a budget, so
+# a hang fails loudly; they are set for a machine with one core busy.
 test: deps vet check-gen test-go test-race test-noasm test-c test-install test-unreal test-arm64 fuzz-short
 
 # The amd64 kernels are generated (kernel/_gen, its own module with no
@@ -72,27 +76,33 @@ check-gen:
 	  done
 
 test-go:
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 10m ./...
 
 test-race:
-	$(GO) test -count=1 -race -short -timeout 20m ./...
+	$(GO) test -count=1 -race -short -timeout 10m ./...
 
 # Pure Go everywhere: the reference kernels and the fallback for other CPUs.
-# -short sizes the engine's tests for pure-Go kernels; the kernels' own
-# tests keep their full sweeps. `make test-long` runs the full sizes.
+# -short sizes the engine's tests for pure-Go kernels, and tests no kernel
+# can change skip (testsize.SkipNoAsm); the kernels' own tests keep their
+# full sweeps. `make test-long` runs the full sizes.
 test-noasm:
-	$(GO) test -count=1 -timeout 20m -tags noasm ./kernel/
-	$(GO) test -count=1 -short -timeout 20m -tags noasm $$($(GO) list ./... | grep -v '/kernel$$')
+	$(GO) test -count=1 -timeout 10m -tags noasm ./kernel/
+	$(GO) test -count=1 -short -timeout 10m -tags noasm $$($(GO) list ./... | grep -v '/kernel$$')
 
-# The full sizes of the slow configurations, outside `make test` and CI.
+# The full sizes, outside `make test` and CI: ASTRAL_TEST_LONG=1 for the
+# sizes even the plain run cannot afford (testsize.Long), the slow
+# configurations without -short.
 test-long:
-	$(GO) test -count=1 -timeout 60m -tags noasm ./...
-	$(GO) test -count=1 -timeout 60m -race ./...
+	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m ./...
+	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m -tags noasm ./...
+	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m -race ./...
 
 # The C ABI: CTest suite (also under ASan/UBSan), header/export drift,
-# DLL export table, CMake package, recall_p50 against astral bench.
+# DLL export table, CMake package, recall_p50 against astral bench. The capi
+# Go tests run in test-go and test-race (--no-go-tests); `make test-c`
+# alone runs them too.
 test-c:
-	scripts/test-capi.sh
+	scripts/test-capi.sh $(if $(filter test,$(MAKECMDGOALS)),--no-go-tests)
 
 # make install into a scratch prefix (and a DESTDIR), then a CMake host
 # (find_package) and a Makefile host (pkg-config, shared and --static) build

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,6 +34,7 @@ func TestKillDuringSave(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("needs SIGKILL and a child process")
 	}
+	testsize.SkipNoAsm(t, "crash safety is the file code's (write, fsync, rename), not the kernels'")
 	rounds := sized(200, 30)
 	dir := t.TempDir()
 	// Two indexes of different kinds and sizes, so a torn file could not

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,8 @@ func recallAgainst(want, got []Result) float64 {
 }
 
 func TestHNSWIndexRecall(t *testing.T) {
-	set, err := fixture.Generate("clustered", 4000, 50, 64)
+	// Short: 1,000 records (-race and qemu spent minutes building 4,000).
+	set, err := fixture.Generate("clustered", sized(4000, 1000), 50, 64)
 	require.NoError(t, err)
 	rt := newRuntime(t, 1)
 	exact, err := NewIndex(rt, WithDim(64), WithKind(KindFlat))
@@ -68,12 +70,20 @@ func TestHNSWIndexRecall(t *testing.T) {
 
 // TestAutoGrowsIntoGraph feeds an auto index one vector at a time past its
 // flat limit: it answers every query along the way and switches kind
-// exactly once, to HNSW. The full size (60,000 × 384 past the default
-// 16 MiB) runs without -short.
+// exactly once, to HNSW. The limit is lowered: the switch is the same code
+// at any limit, and a default index carries DefaultFlatLimitBytes (checked
+// here). The default's own size (60,000 × 384 past 16 MiB: minutes of
+// graph building on 2 cores) runs in make test-long.
 func TestAutoGrowsIntoGraph(t *testing.T) {
-	n, dim, limit := 60000, 384, int64(DefaultFlatLimitBytes)
-	if testing.Short() {
-		n, dim, limit = 3000, 64, 2000*64
+	def, err := NewIndex(nil, WithDim(8))
+	require.NoError(t, err)
+	require.Equal(t, int64(DefaultFlatLimitBytes), def.Config().FlatLimitBytes)
+	n, dim, limit := 12000, 128, int64(8000*128)
+	switch {
+	case testsize.Long():
+		n, dim, limit = 60000, 384, DefaultFlatLimitBytes
+	case testing.Short():
+		n, dim, limit = 1500, 64, 1000*64
 	}
 	set, err := fixture.Generate("spectral", n, 20, dim)
 	require.NoError(t, err)

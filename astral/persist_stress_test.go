@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -60,6 +61,8 @@ type snapshot struct {
 // ended; every snapshot loads, and its answers are a brute-force model's
 // (bit for bit when flat; the model's scores, at good recall, for HNSW).
 func TestStressConcurrentSave(t *testing.T) {
+	testsize.SkipNoAsm(t, "snapshots and their loading are kernel-independent; the model check is exact only for flat")
+	testsize.SkipEmulated(t, "concurrency: qemu keeps the x86 host's memory order, and -race proves the locking natively")
 	for _, kind := range []Kind{KindFlat, KindHNSW, KindAuto} {
 		t.Run(kind.String(), func(t *testing.T) { stress(t, kind) })
 	}

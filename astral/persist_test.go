@@ -17,21 +17,18 @@ import (
 	"testing"
 
 	container "github.com/astral-engine/astral/astral/internal/file"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
-
-// sized picks a test size: the short one under -short.
 
 // castagnoli is the standard library's CRC-32C table: the tests check the
 // library's own CRC code against it.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func sized(normal, short int) int {
-	if testing.Short() {
-		return short
-	}
-	return normal
-}
+// sized picks a test size: the short one under -short, which make test
+// gives the slow configurations (-race, -tags noasm, qemu); see
+// internal/testsize.
+func sized(normal, short int) int { return testsize.Sized(normal, short) }
 
 // testIndex builds an index of n random vectors (ids 10+i) and removes
 // every 23rd, so a graph keeps tombstones (too few to compact).
@@ -393,6 +390,7 @@ func smallFiles(t testing.TB) map[string][]byte {
 
 // TestCorruptTruncated: a file cut anywhere is ErrCorrupt, every way.
 func TestCorruptTruncated(t *testing.T) {
+	testsize.SkipNoAsm(t, "length checks are kernel-independent; internal/crc32c tests its pure-Go CRC under noasm")
 	for name, file := range smallFiles(t) {
 		t.Run(name, func(t *testing.T) {
 			step := sized(1, 7)
@@ -437,6 +435,7 @@ func regions(t testing.TB, file []byte) []struct {
 // TestCorruptBitFlipEverySection: a flipped bit anywhere (every bit of
 // every section, header, table and padding) is ErrCorrupt.
 func TestCorruptBitFlipEverySection(t *testing.T) {
+	testsize.SkipNoAsm(t, "checksums catch flips whatever the kernel; internal/crc32c tests its pure-Go CRC under noasm")
 	for name, file := range smallFiles(t) {
 		for _, r := range regions(t, file) {
 			if r.lo == r.hi {

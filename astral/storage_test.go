@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/astral-engine/astral/kernel"
-
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,6 +37,14 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	qs := randomVectors(r, nq, dim)
 	for _, c := range storageCases {
 		for _, kind := range []Kind{KindFlat, KindHNSW} {
+			// Graphs are smaller: building them is most of this test's cost
+			// (a third of the astral package's CPU time at 3,000, minutes in
+			// pure Go or under qemu), and 1,500 or even 400 nodes still take
+			// three levels and a parallel build, which the thread counts vary.
+			n := n
+			if kind == KindHNSW {
+				n = sized(1500, 400)
+			}
 			for _, m := range []Metric{Cosine, Dot, L2} {
 				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
 					var want [][]Result
@@ -47,7 +55,7 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 						}
 						x, err := NewIndex(newRuntime(t, threads), opts...)
 						require.NoError(t, err)
-						require.NoError(t, x.Add(seqIDs(100, n), vecs))
+						require.NoError(t, x.Add(seqIDs(100, n), vecs[:n*dim]))
 						require.NoError(t, x.Remove(100, 117, 250))
 						counts := make([]int, nq)
 						batch, err := x.QueryBatch(nil, counts, qs, 10)
@@ -74,6 +82,8 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 // neighbours about as often as the kind's precision allows, and a rerank
 // copy lifts E5M2 close to exact.
 func TestStorageRecall(t *testing.T) {
+	testsize.SkipScoresProven(t)
+	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(9, 9))
 	dim, n, nq, k := 128, 4000, 40, 10
 	vecs := randomVectors(r, n, dim)
@@ -175,7 +185,10 @@ func TestStorageScores(t *testing.T) {
 
 func TestStorageQueryAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
-	vecs, q := randomVectors(r, 3000, 384), randomVectors(r, 1, 384)
+	// Short: 1,000 records still split between the caller and the worker
+	// and make a graph of three levels; the hot path is the same code.
+	n := sized(3000, 1000)
+	vecs, q := randomVectors(r, n, 384), randomVectors(r, 1, 384)
 	qs := randomVectors(r, 20, 384)
 	for _, c := range storageCases {
 		for _, kind := range []Kind{KindFlat, KindHNSW} {
@@ -185,7 +198,7 @@ func TestStorageQueryAllocatesNothing(t *testing.T) {
 			}
 			x, err := NewIndex(newRuntime(t, 1), opts...)
 			require.NoError(t, err)
-			require.NoError(t, x.Add(seqIDs(0, 3000), vecs))
+			require.NoError(t, x.Add(seqIDs(0, n), vecs))
 			dst := make([]Result, 0, 10)
 			_, err = x.Query(dst, q, 10)
 			require.NoError(t, err)
@@ -253,6 +266,8 @@ func TestStorageOptionsValidated(t *testing.T) {
 // (L2 over int8 and E4M3 carries each record's scale in its block), finds
 // what an exact scan of the same records finds.
 func TestStorageGraphRecall(t *testing.T) {
+	testsize.SkipScoresProven(t)
+	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(12, 12))
 	dim, n, nq := 64, sized(4000, 2000), 30
 	vecs, qs := randomVectors(r, n, dim), randomVectors(r, nq, dim)

@@ -8,6 +8,7 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
@@ -115,7 +116,9 @@ func TestSameResultsEveryThreadCount(t *testing.T) {
 		for i, q := range qs {
 			require.Equal(t, want[i], search(x, s, p, 10, q)[0], "workers %d query %d", workers, i)
 		}
-		for nq := 1; nq <= MaxBatch; nq += 5 {
+		// Short (qemu, noasm, -race): batches of 1, 8 and 15 still cover
+		// a single query, a partial and a nearly full batch.
+		for nq := 1; nq <= MaxBatch; nq += testsize.Sized(5, 7) {
 			got := search(x, s, p, 10, qs[:nq]...)
 			for i := range got {
 				require.Equal(t, want[i], got[i], "workers %d batch %d query %d", workers, nq, i)
@@ -134,7 +137,8 @@ func TestSearchAllocatesNothing(t *testing.T) {
 	counts := make([]int, MaxBatch)
 	layout(x, s, q)
 	x.Search(s, p, 1, 10, dst, counts) // warm: scratch grows once
-	allocs := testing.AllocsPerRun(50, func() { x.Search(s, p, 1, 10, dst, counts) })
+	// An allocation per search shows in any number of runs: few when short.
+	allocs := testing.AllocsPerRun(testsize.Sized(50, 10), func() { x.Search(s, p, 1, 10, dst, counts) })
 	require.Zero(t, allocs, "single query")
 	qs := make([][]float32, MaxBatch)
 	for i := range qs {
@@ -142,7 +146,7 @@ func TestSearchAllocatesNothing(t *testing.T) {
 	}
 	layout(x, s, qs...)
 	x.Search(s, p, MaxBatch, 10, dst, counts)
-	allocs = testing.AllocsPerRun(20, func() { x.Search(s, p, MaxBatch, 10, dst, counts) })
+	allocs = testing.AllocsPerRun(testsize.Sized(20, 4), func() { x.Search(s, p, MaxBatch, 10, dst, counts) })
 	require.Zero(t, allocs, "batch")
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
@@ -24,14 +25,10 @@ type data struct {
 	qps    [][]float32
 }
 
-// sized picks a test size: the short one under -short (CI runs -race
-// -short on 2 cores, where the race detector slows the build tenfold).
-func sized(normal, short int) int {
-	if testing.Short() {
-		return short
-	}
-	return normal
-}
+// sized picks a test size: the short one under -short, which make test
+// gives the slow configurations (-race, -tags noasm, qemu); see
+// internal/testsize.
+func sized(normal, short int) int { return testsize.Sized(normal, short) }
 
 func (d *data) n() int           { return len(d.ids) }
 func (d *data) rec(i int) []byte { return d.recs[i*d.k.Stride() : (i+1)*d.k.Stride()] }

@@ -7,6 +7,11 @@
 # Needs on Debian 12: apt-get install -y qemu-user binutils-aarch64-linux-gnu
 # (scripts/install-deps.sh installs both). qemu says nothing about speed:
 # benchmark on real arm64 hardware.
+#
+# The test binaries run with ASTRAL_TEST_EMULATED=1 (internal/testsize):
+# tests that prove nothing arm64-specific skip, the rest take -short sizes.
+# Each test binary has -test.timeout (QEMU_TEST_TIMEOUT, 10m) and each step
+# a budget (STEP_BUDGET seconds, 900): a hang fails loudly.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -24,6 +29,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
+test_timeout=${QEMU_TEST_TIMEOUT:-10m}
+budget=${STEP_BUDGET:-900}
 failed=0
 summary=()
 
@@ -37,6 +44,7 @@ step() {
   else
     failed=1
     summary+=("FAIL  $(printf '%-40s' "$name") $((SECONDS - t0))s $(counts)")
+    ((SECONDS - t0 < budget)) || echo "$name: over its budget of ${budget}s: killed" >>"$work/log"
     # Each failed test with the output -test.v streamed before its verdict,
     # else the end of the log.
     if grep -q -e '^--- FAIL' "$work/log"; then
@@ -59,20 +67,24 @@ counts() {
   if ((p + f + s)); then echo "(pass $p, fail $f, skip $s)"; fi
 }
 
+# bounded CMD... runs CMD within the step budget; timeout signals its whole
+# process group (qemu, go and what they started).
+bounded() { timeout -k 10 "$budget" "$@"; }
+
 # qemu_test PKG BIN ARGS... runs a test binary in its package directory, as
 # go test does, so testdata/ is found.
 qemu_test() {
   local pkg=$1 bin=$2
   shift 2
-  (cd "$pkg" && "$QEMU" "$bin" -test.v -test.count=1 -test.timeout=30m "$@")
+  (cd "$pkg" && ASTRAL_TEST_EMULATED=1 bounded "$QEMU" "$bin" -test.v -test.count=1 -test.timeout="$test_timeout" "$@")
 }
 
-cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go test -c "$@"; }
+cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 bounded go test -c "$@"; }
 
 # The WORD encodings, checked on this host: the qemu run below proves they
 # compute the right scores, this proves they are the instructions named.
-step "host: NEON words decode (objdump)" go test -count=1 -v -run '^TestNEONWordsDecode$' ./kernel/
-step "vet kernel for arm64" env GOARCH=arm64 go vet ./kernel/
+step "host: NEON words decode (objdump)" bounded go test -count=1 -timeout 5m -v -run '^TestNEONWordsDecode$' ./kernel/
+step "vet kernel for arm64" bounded env GOARCH=arm64 go vet ./kernel/
 
 pkgs=(kernel flat hnsw astral internal/pool internal/fixture)
 for pkg in "${pkgs[@]}"; do
@@ -91,9 +103,9 @@ for pkg in "${pkgs[@]:1}"; do
   step "qemu: $pkg -short" qemu_test "$pkg" "$work/$name.test" -test.short
 done
 
-step "build for darwin/arm64" env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
+step "build for darwin/arm64" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
   go build ./kernel/ ./flat/ ./astral/ ./internal/...
-step "build for darwin/arm64 -tags noasm" env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
+step "build for darwin/arm64 -tags noasm" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
   go build -tags noasm ./kernel/ ./flat/ ./astral/ ./internal/...
 
 echo

@@ -7,6 +7,7 @@ Usage: negative.py [--source DIR] [--work DIR]
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -92,38 +93,46 @@ CASES = [
 ]
 
 
+def check(source, work_root, i, case):
+    """Breaks a copy of source as case says and compiles it; returns
+    (failed, report)."""
+    name, path, old, new, target, expected = case
+    work = os.path.join(work_root, str(i))
+    copy = os.path.join(work, "Source")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(source, copy)
+    full = os.path.join(copy, path)
+    with open(full, encoding="utf-8") as f:
+        text = f.read()
+    if text.count(old) < 1:
+        return True, "BROKEN   %s: %r not found in %s (update the case)" % (name, old, path)
+    with open(full, "w", encoding="utf-8") as f:
+        f.write(text.replace(old, new, 1))
+    cmd = [os.path.join(HERE, "compile.sh"), "--source", copy, "--work", os.path.join(work, "build")]
+    cmd += ["--unity-only"] if target == "unity" else ["--only", os.path.join(copy, target)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    output = run.stdout + run.stderr
+    if run.returncode != 0 and re.search(expected, output):
+        first = expected.split(":")[0]
+        line = next((l.strip() for l in output.splitlines() if re.search(expected, l) or re.search(first, l)), "")
+        return False, "caught   %s\n         %s" % (name, line[:150])
+    return True, "MISSED   %s (exit %d)\n%s" % (name, run.returncode, output[-2000:])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", default=os.path.join(HERE, "..", "AstralPlugin", "Source"))
     ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "astral-stubcheck-negative"))
     args = ap.parse_args()
     source = os.path.abspath(args.source)
+    # Each case has its own copy and work folder: they compile side by side,
+    # one per CPU, and report in order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda ic: check(source, args.work, *ic), enumerate(CASES, 1)))
     failures = 0
-    for i, (name, path, old, new, target, expected) in enumerate(CASES, 1):
-        work = os.path.join(args.work, str(i))
-        copy = os.path.join(work, "Source")
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(source, copy)
-        full = os.path.join(copy, path)
-        with open(full, encoding="utf-8") as f:
-            text = f.read()
-        if text.count(old) < 1:
-            print("BROKEN   %s: %r not found in %s (update the case)" % (name, old, path))
-            failures += 1
-            continue
-        with open(full, "w", encoding="utf-8") as f:
-            f.write(text.replace(old, new, 1))
-        cmd = [os.path.join(HERE, "compile.sh"), "--source", copy, "--work", os.path.join(work, "build")]
-        cmd += ["--unity-only"] if target == "unity" else ["--only", os.path.join(copy, target)]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        output = run.stdout + run.stderr
-        if run.returncode != 0 and re.search(expected, output):
-            first = expected.split(":")[0]
-            line = next((l.strip() for l in output.splitlines() if re.search(expected, l) or re.search(first, l)), "")
-            print("caught   %s\n         %s" % (name, line[:150]))
-        else:
-            failures += 1
-            print("MISSED   %s (exit %d)\n%s" % (name, run.returncode, output[-2000:]))
+    for failed, report in results:
+        failures += failed
+        print(report)
     print("negative: %d of %d mistakes caught" % (len(CASES) - failures, len(CASES)))
     return 1 if failures else 0
 

@@ -1,0 +1,6 @@
+//go:build race
+
+package testsize
+
+// Race: built with -race.
+const Race = true

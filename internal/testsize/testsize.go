@@ -1,0 +1,86 @@
+// Package testsize sizes the tests for the configuration they run in, so
+// each test states its sizes once and every package follows the same rule.
+// What make test runs:
+//
+//   - plain (go test): the normal size;
+//   - -short, which make test gives the slow configurations (-race,
+//     -tags noasm, arm64 under qemu): the short size, chosen so the test
+//     still proves what it states (determinism with fewer vectors is still
+//     determinism);
+//   - noasm: tests whose outcome no kernel choice can change (file
+//     handling, crash safety, locking) skip with SkipNoAsm: the default
+//     build proves them on the same code, and the pure-Go kernels' and
+//     CRC-32C's agreement with the assembly is their packages' own tests,
+//     which -tags noasm runs in full;
+//   - emulated: scripts/test-arm64.sh sets ASTRAL_TEST_EMULATED=1 for its
+//     qemu runs. Tests that prove nothing arm64-specific skip there with
+//     SkipEmulated: concurrency stress (qemu on an x86 host keeps x86's
+//     memory order, so it cannot show arm64's reorderings; -race proves
+//     the locking natively) and file handling the native runs prove on the
+//     same Go code. The kernels, and everything that reaches scores through
+//     them, run.
+//
+// make test-long sets ASTRAL_TEST_LONG=1 for the sizes no configuration of
+// make test can afford (Long).
+//
+// Only tests import this package.
+package testsize
+
+import (
+	"os"
+	"testing"
+)
+
+// Sized is normal, or short under -short.
+func Sized(normal, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return normal
+}
+
+// Emulated reports whether the tests run under an emulator (qemu), where
+// they run tens of times slower and timing says nothing.
+func Emulated() bool { return os.Getenv("ASTRAL_TEST_EMULATED") == "1" }
+
+// Long reports whether make test-long asked for the full sizes.
+func Long() bool { return os.Getenv("ASTRAL_TEST_LONG") == "1" }
+
+// SkipNoAsm skips t when built with -tags noasm. why says what proves
+// t's claim in the default build and why the kernels cannot change it.
+func SkipNoAsm(t testing.TB, why string) {
+	t.Helper()
+	if NoAsm {
+		t.Skip("-tags noasm: " + why)
+	}
+}
+
+// SkipScoresProven skips t under noasm and under emulation, where only the
+// kernels differ from the default build: for tests whose outcome follows
+// from the scores alone (recall), since every kernel's own tests, run in
+// full in both, prove its scores bit for bit equal to the pure-Go
+// reference's, and so to the assembly's the default build uses.
+func SkipScoresProven(t testing.TB) {
+	t.Helper()
+	SkipNoAsm(t, "the outcome follows from the scores, which the kernel tests prove bit-identical")
+	SkipEmulated(t, "the outcome follows from the scores, which the kernel tests prove bit-identical")
+}
+
+// SkipSerialUnderRace skips t under -race: for tests that start no
+// goroutine (no runtime, no workers), where the race detector has nothing
+// to find and only slows what the plain run proves.
+func SkipSerialUnderRace(t testing.TB) {
+	t.Helper()
+	if Race {
+		t.Skip("-race: serial, nothing for the race detector; the plain run proves it")
+	}
+}
+
+// SkipEmulated skips t under emulation. why says which native run proves
+// what t proves, and why the emulated CPU adds nothing to it.
+func SkipEmulated(t testing.TB, why string) {
+	t.Helper()
+	if Emulated() {
+		t.Skip("under emulation: " + why)
+	}
+}
