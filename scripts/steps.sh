@@ -1,7 +1,7 @@
 # Sourced by the test scripts: run named steps, log each, print a summary.
 # The caller sets $logs (a folder) before the first step.
 #
-# Every step has a budget (STEP_BUDGET seconds, 900 unless the step names
+# Every step has a budget (STEP_BUDGET seconds, 1800 unless the step names
 # its own): a step still running then is killed with everything it started
 # and fails, naming its budget, so a hang fails loudly instead of holding
 # make test. Budgets are for hangs, several times a step's time on 2 cores
@@ -18,7 +18,7 @@ trap '[ -z "$step_pid" ] || kill -TERM -- "-$step_pid" 2>/dev/null; exit 130' IN
 # logs its output, and records PASS, FAIL or SKIP (FUNCTION exits 77 to
 # skip). Lines FUNCTION prints as "NOTE: ..." go into the summary.
 step() {
-  local name=$1 fn=$2 budget=${3:-${STEP_BUDGET:-900}} t0 rc note over=0
+  local name=$1 fn=$2 budget=${3:-${STEP_BUDGET:-1800}} t0 rc note over=0
   t0=$(date +%s)
   echo "== $name"
   set +e

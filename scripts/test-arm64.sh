@@ -10,8 +10,8 @@
 #
 # The test binaries run with ASTRAL_TEST_EMULATED=1 (internal/testsize):
 # tests that prove nothing arm64-specific skip, the rest take -short sizes.
-# Each test binary has -test.timeout (QEMU_TEST_TIMEOUT, 10m) and each step
-# a budget (STEP_BUDGET seconds, 900): a hang fails loudly.
+# Each test binary has -test.timeout (QEMU_TEST_TIMEOUT, 25m) and each step
+# a budget (STEP_BUDGET seconds, 1800): a hang fails loudly.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
-test_timeout=${QEMU_TEST_TIMEOUT:-10m}
-budget=${STEP_BUDGET:-900}
+test_timeout=${QEMU_TEST_TIMEOUT:-25m}
+budget=${STEP_BUDGET:-1800}
 failed=0
 summary=()
 

@@ -55,9 +55,9 @@ go_vet() {
   [ -z "$out" ] || { echo "gofmt needed: $out"; exit 1; }
 }
 
-go_test() { go test -count=1 -timeout 10m ./capi/; }
+go_test() { go test -count=1 -timeout 20m ./capi/; }
 
-go_race() { go test -count=1 -race -timeout 10m ./capi/; }
+go_race() { go test -count=1 -race -timeout 20m ./capi/; }
 
 ctest_plain() {
   cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -170,7 +170,7 @@ if ((go_tests)); then
   step go-race go_race
 fi
 step ctest ctest_plain
-step ctest-asan ctest_asan 1800
+step ctest-asan ctest_asan 2700
 step exports exports
 step elf elf
 step dll-exports dll_exports
