@@ -127,24 +127,34 @@ func astral_index_destroy(index C.AstralIndex) (st C.AstralStatus) {
 func astral_index_add(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t) (st C.AstralStatus) {
 	const fn = "astral_index_add"
 	defer recoverStatus(fn, &st, enterFP())
-	e, st := lookup(fn, index)
+	e, idv, vecs, st := addArgs(fn, index, ids, count, vectors, valueCount)
 	if st != statusOK {
 		return st
 	}
-	if ids == nil && count > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
-	}
-	if vectors == nil && valueCount > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "vectors is NULL with value_count %d", valueCount)
-	}
-	if count > maxValues || valueCount > maxValues {
-		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d, value_count %d: too large", count, valueCount)
-	}
-	err := e.x.Add(unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count), unsafe.Slice((*float32)(unsafe.Pointer(vectors)), valueCount))
-	if err != nil {
+	if err := e.x.Add(idv, vecs); err != nil {
 		return failErr(fn, err)
 	}
 	return statusOK
+}
+
+// addArgs checks what the add entry points share (the handle, NULL
+// pointers, counts past what memory could hold) and returns the index and
+// views of the host's ids and vectors.
+func addArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t) (*entry, []uint64, []float32, C.AstralStatus) {
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return nil, nil, nil, st
+	}
+	if ids == nil && count > 0 {
+		return nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
+	}
+	if vectors == nil && valueCount > 0 {
+		return nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "vectors is NULL with value_count %d", valueCount)
+	}
+	if count > maxValues || valueCount > maxValues {
+		return nil, nil, nil, fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d, value_count %d: too large", count, valueCount)
+	}
+	return e, unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count), unsafe.Slice((*float32)(unsafe.Pointer(vectors)), valueCount), statusOK
 }
 
 //export astral_index_remove

@@ -32,15 +32,9 @@ func astral_index_add_ex(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_add_ex"
 	defer recoverStatus(fn, &st, enterFP())
-	e, st := lookup(fn, index)
+	e, idv, vecs, st := addArgs(fn, index, ids, count, vectors, valueCount)
 	if st != statusOK {
 		return st
-	}
-	if ids == nil && count > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
-	}
-	if vectors == nil && valueCount > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "vectors is NULL with value_count %d", valueCount)
 	}
 	if payloads != nil && payloadSizes == nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payloads given without payload_sizes")
@@ -48,17 +42,12 @@ func astral_index_add_ex(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	if payloads == nil && payloadSizes != nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payload_sizes given without payloads")
 	}
-	if count > maxValues || valueCount > maxValues {
-		return fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d, value_count %d: too large", count, valueCount)
-	}
 	// Checked before the attributes are laid out, so a count that does not
 	// match the vectors allocates nothing.
 	if valueCount != count*C.size_t(e.dim) {
 		return fail(fn, C.ASTRAL_E_DIMENSION, "%d values for %d ids of dimension %d", valueCount, count, e.dim)
 	}
 	n := int(count)
-	idv := unsafe.Slice((*uint64)(unsafe.Pointer(ids)), n)
-	vecs := unsafe.Slice((*float32)(unsafe.Pointer(vectors)), valueCount)
 	if tags == nil && owners == nil && payloads == nil {
 		if err := e.x.AddWith(idv, vecs, nil); err != nil {
 			return failErr(fn, err)
