@@ -30,22 +30,33 @@ func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 	return statusOK
 }
 
-//export astral_index_save_to_buffer
-func astral_index_save_to_buffer(index C.AstralIndex, buf unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (st C.AstralStatus) {
-	const fn = "astral_index_save_to_buffer"
-	defer recoverStatus(fn, &st, enterFP())
+// bufferArgs checks what the entry points that fill a host's buffer share:
+// *outSize is 0 until they succeed, the handle, out_size, and a buffer
+// (named name) given whenever capacity is.
+func bufferArgs(fn string, index C.AstralIndex, name string, buf unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (*entry, C.AstralStatus) {
 	if outSize != nil {
 		*outSize = 0
 	}
 	e, st := lookup(fn, index)
 	if st != statusOK {
-		return st
+		return nil, st
 	}
 	if outSize == nil {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_size is NULL")
+		return nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_size is NULL")
 	}
 	if buf == nil && capacity > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "buf is NULL with capacity %d", capacity)
+		return nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "%s is NULL with capacity %d", name, capacity)
+	}
+	return e, statusOK
+}
+
+//export astral_index_save_to_buffer
+func astral_index_save_to_buffer(index C.AstralIndex, buf unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (st C.AstralStatus) {
+	const fn = "astral_index_save_to_buffer"
+	defer recoverStatus(fn, &st, enterFP())
+	e, st := bufferArgs(fn, index, "buf", buf, capacity, outSize)
+	if st != statusOK {
+		return st
 	}
 	var dst []byte
 	if buf != nil {

@@ -115,18 +115,9 @@ func astral_index_set_tags(index C.AstralIndex, ids, tags *C.uint64_t, count C.s
 func astral_index_get_payload(index C.AstralIndex, id C.uint64_t, buffer unsafe.Pointer, capacity C.size_t, outSize *C.size_t) (st C.AstralStatus) {
 	const fn = "astral_index_get_payload"
 	defer recoverStatus(fn, &st, enterFP())
-	if outSize != nil {
-		*outSize = 0
-	}
-	e, st := lookup(fn, index)
+	e, st := bufferArgs(fn, index, "buffer", buffer, capacity, outSize)
 	if st != statusOK {
 		return st
-	}
-	if outSize == nil {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_size is NULL")
-	}
-	if buffer == nil && capacity > 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "buffer is NULL with capacity %d", capacity)
 	}
 	capped := min(uint64(capacity), astral.MaxPayload) // no payload is longer
 	if capped < astral.MaxPayload {
