@@ -8,10 +8,11 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/mem"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/slotmap"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -46,12 +47,12 @@ type Index struct {
 	adjust score.Adjust
 	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
 	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
-	slots  map[uint64]int32
+	slots  slotmap.Map
 }
 
 // New returns an empty index whose records the kernel k scores.
 func New(k *kernel.Kernel, adjust score.Adjust) *Index {
-	x := &Index{kern: k, stride: k.Stride(), adjust: adjust, slots: make(map[uint64]int32)}
+	x := &Index{kern: k, stride: k.Stride(), adjust: adjust}
 	if adjust != score.AdjustNone {
 		x.bias = []float32{}
 	}
@@ -73,7 +74,7 @@ func (x *Index) Bytes() int {
 }
 
 // Has reports whether id is stored.
-func (x *Index) Has(id uint64) bool { _, ok := x.slots[id]; return ok }
+func (x *Index) Has(id uint64) bool { return x.slots.Has(id) }
 
 // Record returns the stored bytes of the record in slot i.
 func (x *Index) Record(i int) []byte { return x.slab[i*x.stride : (i+1)*x.stride] }
@@ -90,9 +91,10 @@ func (x *Index) Reserve(n int) {
 	}
 	capacity := max(need, 2*len(x.slab), 64*x.stride)
 	capacity = capacity / x.stride * x.stride
-	slab := alignedBytes(capacity)
+	slab := mem.Bytes(capacity)
 	copy(slab, x.slab[:len(x.ids)*x.stride])
 	x.slab = slab
+	x.slots.Reserve(capacity / x.stride)
 	x.ids = growCap(x.ids, n)
 	x.tags = growCap(x.tags, n)
 	x.owners = growCap(x.owners, n)
@@ -113,18 +115,11 @@ func growCap[T any](s []T, n int) []T {
 	return ns
 }
 
-// alignedBytes returns n zero bytes starting on a 64-byte boundary.
-func alignedBytes(n int) []byte {
-	b := make([]byte, n+64)
-	off := (64 - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))&63)) & 63
-	return b[off : off+n : off+n]
-}
-
 // Add stores one encoded record (Stride bytes, zero-padded) under id, with
 // its adjust value, its multiplier (read only by score.AdjustScaleSubtract)
 // and its attributes (a match.Attr{} for none).
 func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) error {
-	if _, dup := x.slots[id]; dup {
+	if x.slots.Has(id) {
 		return ErrDuplicateID
 	}
 	x.Reserve(1)
@@ -139,14 +134,14 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) er
 	if x.scale != nil {
 		x.scale = append(x.scale, scale)
 	}
-	x.slots[id] = int32(i)
+	x.slots.Put(id, int32(i))
 	return nil
 }
 
 // Remove deletes id, moving the last record into its slot so the slab stays
 // contiguous.
 func (x *Index) Remove(id uint64) error {
-	i, ok := x.slots[id]
+	i, ok := x.slots.Get(id)
 	if !ok {
 		return ErrNotFound
 	}
@@ -162,7 +157,7 @@ func (x *Index) Remove(id uint64) error {
 		if x.scale != nil {
 			x.scale[i] = x.scale[last]
 		}
-		x.slots[x.ids[i]] = i
+		x.slots.Put(x.ids[i], i)
 	}
 	clear(x.Record(last))
 	x.ids = x.ids[:last]
@@ -174,7 +169,7 @@ func (x *Index) Remove(id uint64) error {
 	if x.scale != nil {
 		x.scale = x.scale[:last]
 	}
-	delete(x.slots, id)
+	x.slots.Delete(id)
 	return nil
 }
 
@@ -182,7 +177,7 @@ func (x *Index) Remove(id uint64) error {
 // false if id is not stored. Like Add, it needs an index that owns its
 // memory (Detach after FromParts).
 func (x *Index) SetTags(id, tags uint64) bool {
-	i, ok := x.slots[id]
+	i, ok := x.slots.Get(id)
 	if ok {
 		x.tags[i] = tags
 	}
@@ -191,7 +186,7 @@ func (x *Index) SetTags(id, tags uint64) bool {
 
 // Attr returns a stored record's attributes.
 func (x *Index) Attr(id uint64) (match.Attr, bool) {
-	i, ok := x.slots[id]
+	i, ok := x.slots.Get(id)
 	if !ok {
 		return match.Attr{}, false
 	}
@@ -234,7 +229,7 @@ func (x *Index) Rescore(qp []float32, res []score.Result, slots []uint32, scores
 	}
 	missing := false
 	for i, r := range res {
-		s, ok := x.slots[r.ID]
+		s, ok := x.slots.Get(r.ID)
 		slots[i], missing = uint32(s), missing || !ok
 	}
 	x.kern.ScanIDs(qp, x.slab, x.stride, slots, scores)
@@ -242,7 +237,7 @@ func (x *Index) Rescore(qp []float32, res []score.Result, slots []uint32, scores
 	for i := range res {
 		res[i].Score = scores[i]
 		if missing {
-			if _, ok := x.slots[res[i].ID]; !ok {
+			if !x.slots.Has(res[i].ID) {
 				res[i].Score = float32(math.Inf(-1))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/astral-engine/astral/internal/mem"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -66,14 +67,14 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	if p.Tags != nil && len(p.Tags) != n || p.Owners != nil && len(p.Owners) != n {
 		return nil, fmt.Errorf("%w: %d tag and %d owner words for %d records", ErrCorrupt, len(p.Tags), len(p.Owners), n)
 	}
-	slots := make(map[uint64]int32, n)
+	x := &Index{kern: k, stride: stride, adjust: adjust}
+	x.slots.Reserve(n)
 	for i, id := range ids {
-		if _, dup := slots[id]; dup {
-			return nil, fmt.Errorf("%w: id %d stored twice (slots %d and %d)", ErrCorrupt, id, slots[id], i)
+		if s, dup := x.slots.Get(id); dup {
+			return nil, fmt.Errorf("%w: id %d stored twice (slots %d and %d)", ErrCorrupt, id, s, i)
 		}
-		slots[id] = int32(i)
+		x.slots.Put(id, int32(i))
 	}
-	x := &Index{kern: k, stride: stride, adjust: adjust, slots: slots}
 	// Full slices: the first Add finds no room and copies (Reserve).
 	x.slab = recs[:len(recs):len(recs)]
 	x.ids = ids[:n:n]
@@ -107,7 +108,7 @@ func attrColumn(c []uint64, n int) []uint64 {
 // Searches must not run meanwhile (the caller holds its write lock).
 func (x *Index) Detach() {
 	n := len(x.ids)
-	slab := alignedBytes(n * x.stride)
+	slab := mem.Bytes(n * x.stride)
 	copy(slab, x.slab[:n*x.stride])
 	x.slab = slab
 	x.ids = append(make([]uint64, 0, n), x.ids...)

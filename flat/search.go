@@ -14,6 +14,7 @@ type part struct {
 	scores  []float32 // chunk*MaxBatch scores
 	scratch []float32 // batch decode buffer
 	sel     []uint32  // slots of a chunk's records to score (filtered plans)
+	touched uint64    // keeps slotmap.Touch's reads
 	_       [64]byte
 }
 
@@ -254,21 +255,41 @@ func (j *job) scanFiltered(pt *part, lo, hi int) {
 	j.gather(pt, pt.sel[:pending])
 }
 
-// scoreIDs offers the candidates that are stored and pass j.f, gathered a
-// chunk of matches at a time.
+// scoreIDs offers the candidates that are stored and pass j.f, a chunk at
+// a time. Each step is its own loop over the chunk (look every slot up,
+// then test the attributes, then gather) so that the cache misses of one
+// candidate overlap those of the next instead of waiting on them.
 func (j *job) scoreIDs(pt *part, cands []uint64) {
 	x, f := j.x, j.f
 	testAttrs := f.TestsAttrs()
 	for len(cands) > 0 {
+		n := min(len(cands), chunk)
+		pt.touched += x.slots.Touch(cands[:n])
 		sel := pt.sel[:0]
-		for len(cands) > 0 && len(sel) < chunk {
-			if s, ok := x.slots[cands[0]]; ok && (!testAttrs || f.Attrs(x.attr(int(s)))) {
+		for _, id := range cands[:n] {
+			if s, ok := x.slots.Get(id); ok {
 				sel = append(sel, uint32(s))
 			}
-			cands = cands[1:]
+		}
+		if testAttrs {
+			sel = x.keepAttrs(sel, f)
 		}
 		j.gather(pt, sel)
+		cands = cands[n:]
 	}
+}
+
+// keepAttrs keeps, in order and in place, the slots of sel whose
+// attributes pass f.
+func (x *Index) keepAttrs(sel []uint32, f *match.Filter) []uint32 {
+	n := 0
+	for _, s := range sel {
+		sel[n] = s
+		if f.Attrs(x.attr(int(s))) {
+			n++
+		}
+	}
+	return sel[:n]
 }
 
 // scoreChunk scores the m records from slot base against every query and

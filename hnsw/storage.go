@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/astral-engine/astral/internal/mem"
 )
 
 // A node's level-0 block is one fixed-stride run of 32-bit words: the
@@ -84,16 +86,9 @@ type storage struct {
 	entry atomic.Uint64
 }
 
-// alignedWords returns n zero words starting on a 64-byte boundary.
-func alignedWords(n int) []uint32 {
-	w := make([]uint32, n+16)
-	off := (64 - int(uintptr(unsafe.Pointer(unsafe.SliceData(w)))&63)) & 63 / 4
-	return w[off : off+n : off+n]
-}
-
 func (g *Graph) newStorage(slots, upWords int) *storage {
 	st := &storage{cap: slots, upLen: 1}
-	st.words = alignedWords(slots * g.bw)
+	st.words = mem.Words[uint32](slots * g.bw)
 	if len(st.words) > 0 {
 		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
 	}

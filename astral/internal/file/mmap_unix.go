@@ -5,6 +5,7 @@ package file
 import (
 	"os"
 
+	"github.com/astral-engine/astral/internal/mem"
 	"golang.org/x/sys/unix"
 )
 
@@ -14,7 +15,9 @@ func mapFile(f *os.File, size int) (data []byte, mapped bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	adviseHugePages(data)
+	// Where the file system caches in large folios, an uncached file then
+	// fills 2 MiB folios that map with one fault each.
+	mem.AdviseHuge(data)
 	return data, true, nil
 }
 

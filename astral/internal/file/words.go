@@ -1,6 +1,10 @@
 package file
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/astral-engine/astral/internal/mem"
+)
 
 // Sections are the in-memory words of a little-endian host, used in
 // place: these views turn words into bytes and back without a copy.
@@ -39,9 +43,5 @@ func WordsOf[T uint32 | uint64 | float32](b []byte) []T {
 }
 
 // alignedBytes returns a slice of length n and capacity c starting on an
-// Align boundary.
-func alignedBytes(n, c int) []byte {
-	b := make([]byte, c+Align)
-	off := (Align - int(uintptr(unsafe.Pointer(unsafe.SliceData(b))))&(Align-1)) & (Align - 1)
-	return b[off : off+n : off+c]
-}
+// Align boundary (mem.Line), on huge pages when large.
+func alignedBytes(n, c int) []byte { return mem.Bytes(c)[:n] }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package mem
+
+// AdviseHuge has no portable equivalent outside Linux.
+func AdviseHuge([]byte) {}
