@@ -23,6 +23,7 @@ type queryCtx struct {
 	// The call's filter, its id sets sorted into allow and deny, and the
 	// exact scan's scratch for a graph; made on the first filtered query.
 	f           match.Filter
+	fDirect     match.Filter // f without the condition its direct plan's candidates meet
 	allow, deny []uint64
 	es          *hnsw.ExactSearcher
 }
@@ -185,7 +186,19 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef in
 		var sp scopedPlan
 		sp = x.plan(c, s, kc, ef)
 		plan = sp.plan
-		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, &c.f, out, c.counts[:m])
+		f := &c.f
+		if sp.plan == PlanDirect {
+			// Every candidate is the owner's, or in the allowlist: testing
+			// that again would cost a cache miss or a search each.
+			c.fDirect = c.f
+			if sp.holdsAttrs {
+				c.fDirect.Owner = 0
+			} else {
+				c.fDirect.Allow = match.IDSet{}
+			}
+			f = &c.fDirect
+		}
+		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, f, out, c.counts[:m])
 		if sp.holdsAttrs {
 			x.attrs.mu.RUnlock()
 		}
