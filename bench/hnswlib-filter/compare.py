@@ -13,26 +13,27 @@ import sys
 def main(astral_path, hnswlib_path):
     with open(astral_path) as f:
         rep = json.load(f)
-    rows = [r for r in rep["rows"] if r["index"] == "hnsw" and r["batch"] == 1 and r.get("rerank", 0) == 0]
-    engine = {(r["filter"], r["ef"]): r for r in rows if r.get("postfilter", 0) == 0}
+    rows = [r for r in rep["rows"] if r["index"] == "hnsw" and r["batch"] == 1]
+    engine = {(r["filter"], r["ef"], r.get("rerank", 0)): r for r in rows if r.get("postfilter", 0) == 0}
     post = {}
     for r in rows:
         if r.get("postfilter", 0) > 0:
-            post.setdefault((r["filter"], r["ef"]), []).append(r)
+            post.setdefault((r["filter"], r["ef"], r.get("rerank", 0)), []).append(r)
     with open(hnswlib_path) as f:
         other = {(r["filter"], r["ef"]): r for r in map(json.loads, filter(str.strip, f))}
     d = rep["dataset"]
     api = next(iter(other.values()))["filter_api"] if other else "?"
     print(f"{d['name']} {d['n']} × {d['dim']}, {d['nq']} queries, k={d['k']}; Astral {rep['version']} ({rep['kernel']}), "
           f"hnswlib filter by {api}; cpu: {rep['cpu']}\n")
-    print("| filter | selectivity | ef | plan | Astral recall@k | Astral vs exact quantized | hnswlib recall@k "
+    print("| filter | selectivity | ef | Astral storage | plan | Astral recall@k | Astral vs exact quantized | hnswlib recall@k "
           "| Astral p50 µs | hnswlib p50 µs | Astral / hnswlib p50 | Astral p50 / unfiltered | Astral p99 µs | hnswlib p99 µs "
           "| host post-filter (×x: recall@k, p50 µs) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(engine, key=lambda k: (k[1], engine[k]["selectivity"] if k[0] else -1)):
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(engine, key=lambda k: (k[2], k[1], engine[k]["selectivity"] if k[0] else -1)):
         a = engine[key]
-        h = other.get(key)
-        cells = [a["filter"] or "none", f"{a['selectivity']:.4f}", str(a["ef"]), a["plan"],
+        h = other.get(key[:2])
+        storage = a["storage"] + (f" + {a.get('rerank_storage', 'f32')}×{a['rerank']}" if a.get("rerank", 0) else "")
+        cells = [a["filter"] or "none", f"{a['selectivity']:.4f}", str(a["ef"]), storage, a["plan"],
                  f"{a['recall_at_k']:.4f}", f"{a['recall_vs_exact_quantized']:.4f}",
                  f"{h['recall_at_k']:.4f}" if h else "-",
                  f"{a['p50_us']:.1f}", f"{h['p50_us']:.1f}" if h else "-",

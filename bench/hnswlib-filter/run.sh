@@ -7,7 +7,7 @@
 # usage: bench/hnswlib-filter/run.sh [OUT]     (default OUT: build/hnswlib-filter)
 # environment (defaults in brackets): DATA [spectral], N [100000], NQ [64],
 #   FILTERS [none,tags:0.001,tags:0.01,tags:0.1,tags:0.5,allow:10,allow:1000,allow:10000,owner:100],
-#   EF [128], M [16], EFC [200], STORAGE [e5m2], POSTFILTER [10], RUNS [5],
+#   EF [128], M [16], EFC [200], STORAGE [e5m2], RERANK [0: none; e.g. 4 rescores 4k candidates against an f32 copy], POSTFILTER [10], RUNS [5],
 #   RUN_SECONDS [0.3], BUILD_THREADS [number of CPUs]
 # Needs g++ and Debian's libhnswlib-dev (apt-get install -y g++ libhnswlib-dev).
 set -euo pipefail
@@ -16,7 +16,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 OUT="${1:-$ROOT/build/hnswlib-filter}"
 DATA="${DATA:-spectral}" N="${N:-100000}" NQ="${NQ:-64}"
 FILTERS="${FILTERS:-none,tags:0.001,tags:0.01,tags:0.1,tags:0.5,allow:10,allow:1000,allow:10000,owner:100}"
-EF="${EF:-128}" M="${M:-16}" EFC="${EFC:-200}" STORAGE="${STORAGE:-e5m2}" POSTFILTER="${POSTFILTER:-10}"
+EF="${EF:-128}" M="${M:-16}" EFC="${EFC:-200}" STORAGE="${STORAGE:-e5m2}" RERANK="${RERANK:-0}" POSTFILTER="${POSTFILTER:-10}"
 RUNS="${RUNS:-5}" RUN_SECONDS="${RUN_SECONDS:-0.3}" BUILD_THREADS="${BUILD_THREADS:-$(nproc)}"
 export PATH="/usr/local/go/bin:$PATH"
 mkdir -p "$OUT"
@@ -35,7 +35,7 @@ g++ -O3 -march=native -DNDEBUG -std=c++17 -pthread "${DEFS[@]}" -isystem "$HNSW_
 go build -C "$ROOT" -o "$OUT/astral" ./cmd/astral
 
 "$OUT/astral" bench --data "$DATA" --n "$N" --nq "$NQ" --index hnsw --threads 0 --batch 1 \
-	--storage "$STORAGE" --m "$M" --ef-construction "$EFC" --ef "$EF" \
+	--storage "$STORAGE" --rerank "$RERANK" --m "$M" --ef-construction "$EFC" --ef "$EF" \
 	--filter "$FILTERS" --postfilter "$POSTFILTER" --runs "$RUNS" --run-seconds "$RUN_SECONDS" \
 	--export "$OUT/export" --json "$OUT/astral.json" | tee "$OUT/astral.txt"
 "$OUT/harness" "$OUT/export" --m "$M" --ef-construction "$EFC" --ef "$EF" \
