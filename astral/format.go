@@ -17,7 +17,8 @@ import (
 // this version and the ones before it back to version 1; any other
 // version fails to load with ErrVersion. Version 2 added the storage kinds
 // besides E5M2, the scales section and the rerank copy; a version-1 file
-// is a version-2 file without them.
+// is a version-2 file without them. Version 3 added the records'
+// attributes, version 4 the tag names.
 const FormatVersion = file.Version
 
 const (
@@ -47,10 +48,16 @@ const (
 	secTags     file.Kind = 12 // tag masks, uint64 per slot
 	secOwners   file.Kind = 13 // owner keys, uint64 per slot
 	secPayloads file.Kind = 14 // payloads by id: see payloadSection
+	// Version 4: the names of the tag bits (header TagNameBytes set).
+	secTagNames file.Kind = 15 // see tagnames.go
 )
 
-// attrsVersion is the first format version with attribute sections.
-const attrsVersion = 3
+// attrsVersion is the first format version with attribute sections,
+// tagNamesVersion the first with tag names.
+const (
+	attrsVersion    = 3
+	tagNamesVersion = 4
+)
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
 const graphKeepPruned = 1
@@ -63,7 +70,7 @@ var fileFormat = &file.Format{
 		secIDs: "ids", secRecords: "records", secAdjust: "adjust", secTombstones: "tombstones",
 		secLevel0: "graph-level0", secUpper: "graph-upper", secScales: "scales",
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
-		secTags: "tags", secOwners: "owners", secPayloads: "payloads",
+		secTags: "tags", secOwners: "owners", secPayloads: "payloads", secTagNames: "tag-names",
 	},
 	Structures:  map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String()},
 	CheckFields: checkFields,
@@ -91,6 +98,12 @@ func checkFields(h *file.Header) error {
 	structure := Kind(h.Structure)
 	if h.Version < attrsVersion && h.PayloadBytes != 0 {
 		return errorf(ErrCorrupt, "a version-%d file with %d payload bytes", h.Version, h.PayloadBytes)
+	}
+	if h.Version < tagNamesVersion && h.TagNameBytes != 0 {
+		return errorf(ErrCorrupt, "a version-%d file with %d bytes of tag names", h.Version, h.TagNameBytes)
+	}
+	if h.TagNameBytes > tagNamesSectionMax {
+		return errorf(ErrCorrupt, "absurd count: %d bytes of tag names (at most %d)", h.TagNameBytes, tagNamesSectionMax)
 	}
 	if h.PayloadBytes > payloadSectionMax(h.Count) {
 		return errorf(ErrCorrupt, "absurd count: %d payload bytes for %d vectors", h.PayloadBytes, h.Count)
@@ -156,6 +169,9 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		if h.PayloadBytes != 0 {
 			want[secPayloads] = h.PayloadBytes
 		}
+	}
+	if h.TagNameBytes != 0 {
+		want[secTagNames] = uint64(h.TagNameBytes)
 	}
 	if h.Rerank != 0 {
 		want[secRerankIDs] = h.Count * 8

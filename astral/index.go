@@ -69,6 +69,7 @@ type Index struct {
 	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
 
 	attrs *attrStore
+	names tagNames                      // guarded by its own lock; writers also hold writeMu
 	plans [len(planNames)]atomic.Uint64 // queries answered by each plan
 }
 
@@ -80,6 +81,7 @@ type pendingOp struct {
 	attr          match.Attr
 	retag         bool // a SetTags: attr.Tags is the new mask
 	first         bool // the first id of its Add, Remove or SetTags call
+	replace       bool // part of an Upsert: its removal, then its insert, then the compaction
 }
 
 // NewIndex creates an empty index. rt may be nil: queries then run serially.
@@ -394,6 +396,7 @@ type Stats struct {
 	Payloads       int     // records that hold a payload
 	PayloadBytes   int64   // their bytes (not in Bytes)
 	Owners         int     // distinct owners among the records
+	TagNames       int     // tag bits with a name (SetTagName)
 }
 
 // PlanCounts is how many searches each plan answered since the index was
@@ -420,5 +423,8 @@ func (x *Index) Stats() Stats {
 	x.attrs.mu.RLock()
 	st.Payloads, st.PayloadBytes, st.Owners = len(x.attrs.payloads), x.attrs.payBytes, len(x.attrs.owners)
 	x.attrs.mu.RUnlock()
+	x.names.mu.RLock()
+	st.TagNames = x.names.count()
+	x.names.mu.RUnlock()
 	return st
 }

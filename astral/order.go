@@ -10,8 +10,9 @@ import "github.com/astral-engine/astral/internal/match"
 //     the graph, and the next Add, Remove or Save waits for it;
 //   - writes made during a switch are replayed call by call, as they
 //     would have been applied to the graph (an Add of parallelBuildMin or
-//     more as one parallel build, a Remove with its compaction), and a
-//     Save finishes the switch before it writes.
+//     more as one parallel build, a Remove with its compaction, an Upsert
+//     as its removal, its insert, then the compaction), and a Save
+//     finishes the switch before it writes.
 //
 // Queries never wait for either.
 
@@ -87,7 +88,9 @@ func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 			if err := g.remove(ids); err != nil {
 				return err
 			}
-			x.compactIfSparse(g, true)
+			if !call[0].replace {
+				x.compactIfSparse(g, true)
+			}
 			continue
 		}
 		recs := make([]byte, 0, len(call)*stride)
@@ -99,6 +102,9 @@ func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 		}
 		if err := g.insert(&batch{ids: ids, recs: recs, bias: bias, scales: scales, attrs: attrs}, x.rt.workers()); err != nil {
 			return err
+		}
+		if call[0].replace {
+			x.compactIfSparse(g, true)
 		}
 	}
 	return nil

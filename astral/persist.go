@@ -150,7 +150,8 @@ func flatSections(p flat.Parts, adjust score.Adjust, ids, recs, adj, scales file
 }
 
 // attrSections are the version-3 sections: tags and owners per slot,
-// and the payloads (setting h.PayloadBytes). Hold writeMu.
+// and the payloads (setting h.PayloadBytes); and version 4's tag names
+// (setting h.TagNameBytes). Hold writeMu.
 func (x *Index) attrSections(h *file.Header, tags, owners []uint64) []file.Part {
 	x.attrs.mu.RLock()
 	pay := x.attrs.encodePayloads()
@@ -159,6 +160,10 @@ func (x *Index) attrSections(h *file.Header, tags, owners []uint64) []file.Part 
 	parts := []file.Part{{Kind: secTags, Bytes: file.BytesOf(column(tags, slots))}, {Kind: secOwners, Bytes: file.BytesOf(column(owners, slots))}}
 	if h.PayloadBytes = uint64(len(pay)); pay != nil {
 		parts = append(parts, file.Part{Kind: secPayloads, Bytes: pay})
+	}
+	names := x.names.encode()
+	if h.TagNameBytes = uint32(len(names)); names != nil {
+		parts = append(parts, file.Part{Kind: secTagNames, Bytes: names})
 	}
 	return parts
 }
@@ -339,6 +344,9 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			}
 		}
 		return nil
+	}
+	if err := x.names.decode(sec(secTagNames)); err != nil {
+		return nil, nil, err
 	}
 	workers := rt.checksummers()
 	// The bulk's checksums, for later.

@@ -40,8 +40,20 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		// Version 3: tags, owners and payloads.
 		"flat-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12)),
 		"hnsw-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 4, WithHNSW(2, 8)), 15)),
+		// Version 3 as v0.2.0 wrote it (TestVersion3FileLoads).
+		"flat-version-3": readFixture(t, "testdata/v3-flat.astral"),
+		// Version 4: tag names.
+		"flat-tag-names": saved(t, withTagNames(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12))),
 	}
 	return seeds
+}
+
+func readFixture(t testing.TB, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func flipped(b []byte, at int) []byte {

@@ -26,6 +26,7 @@ type queryCtx struct {
 	fDirect     match.Filter // f without the condition its direct plan's candidates meet
 	allow, deny []uint64
 	es          *hnsw.ExactSearcher
+	rec         []byte // a graph record Vector decodes, copied out of the graph
 }
 
 func (x *Index) getCtx() *queryCtx {

@@ -177,12 +177,22 @@ func checkAttributes(ids []uint64, attrs []Attributes) error {
 // AddWith is Add with each record's attributes (attrs nil: none; else one
 // per id). Payloads are copied.
 func (x *Index) AddWith(ids []uint64, vectors []float32, attrs []Attributes) error {
-	if err := checkAttributes(ids, attrs); err != nil {
+	b, err := x.encodeWith(ids, vectors, attrs)
+	if err != nil {
 		return err
+	}
+	return x.apply(b)
+}
+
+// encodeWith checks and encodes an AddWith's or Upsert's records with
+// their attributes, the payloads copied.
+func (x *Index) encodeWith(ids []uint64, vectors []float32, attrs []Attributes) (*batch, error) {
+	if err := checkAttributes(ids, attrs); err != nil {
+		return nil, err
 	}
 	b, err := x.encode(ids, vectors)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if attrs != nil {
 		b.attrs = make([]match.Attr, len(ids))
@@ -200,7 +210,7 @@ func (x *Index) AddWith(ids []uint64, vectors []float32, attrs []Attributes) err
 			}
 		}
 	}
-	return x.apply(b)
+	return b, nil
 }
 
 // SetTags replaces the tags of stored records (tags[i] for ids[i]) without

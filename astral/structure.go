@@ -42,6 +42,9 @@ type structure interface {
 	attr(id uint64) (match.Attr, bool)
 	setTags(id, tags uint64)                   // id is stored
 	eachAttr(fn func(id uint64, a match.Attr)) // every stored record's
+	// entry returns id's record (in the structure's memory, or copied into
+	// buf), adjust value and multiplier; false if id is not stored.
+	entry(id uint64, buf []byte) (rec []byte, adj, scale float32, ok bool)
 
 	bytesPerVector() float64
 	participants(p *pool.Pool) int // threads one query uses now, the caller included
@@ -102,6 +105,11 @@ func (s flatStructure) participants(p *pool.Pool) int { return s.Participants(p)
 func (flatStructure) plainPlan() Plan                     { return PlanScan }
 func (s flatStructure) attr(id uint64) (match.Attr, bool) { return s.Attr(id) }
 func (s flatStructure) setTags(id, tags uint64)           { s.SetTags(id, tags) }
+
+// entry reads the slab in place: flat writers hold mu exclusively.
+func (s flatStructure) entry(id uint64, _ []byte) ([]byte, float32, float32, bool) {
+	return s.Entry(id)
+}
 
 func (s flatStructure) eachAttr(fn func(id uint64, a match.Attr)) {
 	p := s.Parts()
@@ -206,6 +214,9 @@ func (graphStructure) plainPlan() Plan                             { return Plan
 func (s graphStructure) attr(id uint64) (match.Attr, bool)         { return s.Attr(id) }
 func (s graphStructure) setTags(id, tags uint64)                   { s.SetTags(id, tags) }
 func (s graphStructure) eachAttr(fn func(id uint64, a match.Attr)) { s.EachAttr(fn) }
+func (s graphStructure) entry(id uint64, buf []byte) ([]byte, float32, float32, bool) {
+	return s.Entry(id, buf)
+}
 
 // offered is how many participants p offers: its workers and the caller.
 func offered(p *pool.Pool) int {

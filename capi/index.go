@@ -309,6 +309,7 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 	out.payload_count, out.payload_bytes, out.owner_count = C.uint64_t(s.Payloads), C.uint64_t(s.PayloadBytes), C.uint64_t(s.Owners)
 	plans := e.x.PlanCounts()
 	out.scan_queries, out.direct_queries, out.graph_queries = C.uint64_t(plans.Scan), C.uint64_t(plans.Direct), C.uint64_t(plans.Graph)
+	out.tag_name_count = C.uint64_t(s.TagNames)
 	if cfg.Rerank != 0 {
 		out.rerank_storage = C.uint32_t(cfg.Rerank)
 		out.rerank_factor = C.uint32_t(cfg.RerankFactor)

@@ -32,30 +32,56 @@ func astral_index_add_ex(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_add_ex"
 	defer recoverStatus(fn, &st, enterFP())
-	e, idv, vecs, st := addArgs(fn, index, ids, count, vectors, valueCount)
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes)
 	if st != statusOK {
 		return st
 	}
+	if err := e.x.AddWith(idv, vecs, attrs); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_upsert
+func astral_index_upsert(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
+	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (st C.AstralStatus) {
+	const fn = "astral_index_upsert"
+	defer recoverStatus(fn, &st, enterFP())
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes)
+	if st != statusOK {
+		return st
+	}
+	if err := e.x.Upsert(idv, vecs, attrs); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+// addExArgs checks what astral_index_add_ex and _upsert share (addArgs's
+// checks, then the attributes') and reads the attributes: nil when tags,
+// owners and payloads are all NULL. Payloads are slices of the host's
+// memory: AddWith and Upsert copy them before they return.
+func addExArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
+	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (*entry, []uint64, []float32, []astral.Attributes, C.AstralStatus) {
+	e, idv, vecs, st := addArgs(fn, index, ids, count, vectors, valueCount)
+	if st != statusOK {
+		return nil, nil, nil, nil, st
+	}
 	if payloads != nil && payloadSizes == nil {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payloads given without payload_sizes")
+		return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payloads given without payload_sizes")
 	}
 	if payloads == nil && payloadSizes != nil {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payload_sizes given without payloads")
+		return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payload_sizes given without payloads")
 	}
 	// Checked before the attributes are laid out, so a count that does not
 	// match the vectors allocates nothing.
 	if valueCount != count*C.size_t(e.dim) {
-		return fail(fn, C.ASTRAL_E_DIMENSION, "%d values for %d ids of dimension %d", valueCount, count, e.dim)
+		return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_DIMENSION, "%d values for %d ids of dimension %d", valueCount, count, e.dim)
 	}
 	n := int(count)
 	if tags == nil && owners == nil && payloads == nil {
-		if err := e.x.AddWith(idv, vecs, nil); err != nil {
-			return failErr(fn, err)
-		}
-		return statusOK
+		return e, idv, vecs, nil, statusOK
 	}
-	// Payloads are slices of the host's memory: AddWith copies them before
-	// it returns.
 	attrs := make([]astral.Attributes, n)
 	if tags != nil {
 		for i, t := range unsafe.Slice((*uint64)(unsafe.Pointer(tags)), n) {
@@ -71,20 +97,17 @@ func astral_index_add_ex(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 		ps, sizes := unsafe.Slice(payloads, n), unsafe.Slice((*uint32)(unsafe.Pointer(payloadSizes)), n)
 		for i, size := range sizes {
 			if size > astral.MaxPayload {
-				return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payload_sizes[%d] = %d (id %d): at most %d", i, size, idv[i], astral.MaxPayload)
+				return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payload_sizes[%d] = %d (id %d): at most %d", i, size, idv[i], astral.MaxPayload)
 			}
 			if ps[i] == nil && size > 0 {
-				return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payloads[%d] is NULL with payload_sizes[%d] = %d (id %d)", i, i, size, idv[i])
+				return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "payloads[%d] is NULL with payload_sizes[%d] = %d (id %d)", i, i, size, idv[i])
 			}
 			if size > 0 {
 				attrs[i].Payload = unsafe.Slice((*byte)(ps[i]), size)
 			}
 		}
 	}
-	if err := e.x.AddWith(idv, vecs, attrs); err != nil {
-		return failErr(fn, err)
-	}
-	return statusOK
+	return e, idv, vecs, attrs, statusOK
 }
 
 //export astral_index_set_tags

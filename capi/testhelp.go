@@ -343,6 +343,19 @@ func (c cQueryOptions) free() {
 // addEx adds with attributes through astral_index_add_ex; tags, owners and
 // payloads nil pass NULL.
 func addEx(h uint64, ids []uint64, vecs []float32, tags, owners []uint64, payloads [][]byte) status {
+	return withAttrArgs(astral_index_add_ex, h, ids, vecs, tags, owners, payloads)
+}
+
+// upsert is addEx through astral_index_upsert.
+func upsert(h uint64, ids []uint64, vecs []float32, tags, owners []uint64, payloads [][]byte) status {
+	return withAttrArgs(astral_index_upsert, h, ids, vecs, tags, owners, payloads)
+}
+
+// attrCall is the signature astral_index_add_ex and _upsert share.
+type attrCall func(C.AstralIndex, *C.uint64_t, C.size_t, *C.float, C.size_t, *C.uint64_t, *C.uint64_t, *unsafe.Pointer, *C.uint32_t) C.AstralStatus
+
+// withAttrArgs lays addEx's arguments out in C memory and calls call.
+func withAttrArgs(call attrCall, h uint64, ids []uint64, vecs []float32, tags, owners []uint64, payloads [][]byte) status {
 	ci, cv := cCopy(ids), cFloatsOf(vecs)
 	defer ci.free()
 	defer cv.free()
@@ -373,7 +386,90 @@ func addEx(h uint64, ids []uint64, vecs []float32, tags, owners []uint64, payloa
 		}
 		ptrs, sizes = p.p, s.p
 	}
-	return astral_index_add_ex(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)), ct, co, ptrs, sizes)
+	return call(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)), ct, co, ptrs, sizes)
+}
+
+func contains(h, id uint64) (bool, status) {
+	var c C.int = 7
+	st := astral_index_contains(C.AstralIndex(h), C.uint64_t(id), &c)
+	return c == 1, st
+}
+
+func containsNil(h, id uint64) status { return astral_index_contains(C.AstralIndex(h), C.uint64_t(id), nil) }
+
+func clearIndex(h uint64) status { return astral_index_clear(C.AstralIndex(h)) }
+
+// getVector reads id's vector into a C array of n floats (NULL for n < 0).
+func getVector(h, id uint64, n int) ([]float32, status) {
+	if n < 0 {
+		return nil, astral_index_get_vector(C.AstralIndex(h), C.uint64_t(id), nil, 0)
+	}
+	v := newCArray[C.float](max(n, 1))
+	defer v.free()
+	st := astral_index_get_vector(C.AstralIndex(h), C.uint64_t(id), v.p, C.size_t(n))
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(v.slice()[i])
+	}
+	return out, st
+}
+
+// setTagName names bit; a nil name passes NULL.
+func setTagName(h uint64, bit uint32, name *string) status {
+	if name == nil {
+		return astral_index_set_tag_name(C.AstralIndex(h), C.uint32_t(bit), nil)
+	}
+	cs := C.CString(*name)
+	defer C.free(unsafe.Pointer(cs))
+	return astral_index_set_tag_name(C.AstralIndex(h), C.uint32_t(bit), cs)
+}
+
+// tagName reads bit's name through a C buffer of capacity bytes (NULL
+// when 0), returning the text before its NUL and the reported size.
+func tagName(h uint64, bit uint32, capacity int) (string, int, status) {
+	buf := newCArray[C.char](max(capacity, 1))
+	defer buf.free()
+	p := buf.p
+	if capacity == 0 {
+		p = nil
+	}
+	size := C.size_t(99)
+	st := astral_index_get_tag_name(C.AstralIndex(h), C.uint32_t(bit), p, C.size_t(capacity), &size)
+	if st != statusOK {
+		return "", int(size), st
+	}
+	return C.GoString(buf.p), int(size), st
+}
+
+func tagNameNilSize(h uint64) status {
+	return astral_index_get_tag_name(C.AstralIndex(h), 0, nil, 0, nil)
+}
+
+// findTag looks name up; a nil name passes NULL.
+func findTag(h uint64, name *string) (uint32, status) {
+	bit := C.uint32_t(77)
+	if name == nil {
+		st := astral_index_find_tag(C.AstralIndex(h), nil, &bit)
+		return uint32(bit), st
+	}
+	cs := C.CString(*name)
+	defer C.free(unsafe.Pointer(cs))
+	st := astral_index_find_tag(C.AstralIndex(h), cs, &bit)
+	return uint32(bit), st
+}
+
+// rawTagName passes name's bytes with a NUL only at the end of the C
+// copy: a name longer than the limit without any NUL in reach.
+func rawTagName(h uint64, bit uint32, name []byte) status {
+	c := cCopy(append(name, 0))
+	defer c.free()
+	return astral_index_set_tag_name(C.AstralIndex(h), C.uint32_t(bit), (*C.char)(unsafe.Pointer(c.p)))
+}
+
+func tagNameCount(h uint64) (uint64, status) {
+	s := C.AstralStats{struct_size: C.uint32_t(unsafe.Sizeof(C.AstralStats{}))}
+	st := astral_index_stats(C.AstralIndex(h), &s)
+	return uint64(s.tag_name_count), st
 }
 
 func setTags(h uint64, ids, tags []uint64) status {

@@ -193,6 +193,24 @@ func (x *Index) Attr(id uint64) (match.Attr, bool) {
 	return x.attr(int(i)), true
 }
 
+// Entry returns a stored record (aliasing the index's memory: read it
+// before the next write), its adjust value (0 for score.AdjustNone) and
+// its multiplier (1 unless score.AdjustScaleSubtract).
+func (x *Index) Entry(id uint64) (rec []byte, bias, scale float32, ok bool) {
+	i, ok := x.slots.Get(id)
+	if !ok {
+		return nil, 0, 0, false
+	}
+	bias, scale = 0, 1
+	if x.bias != nil {
+		bias = x.bias[i]
+	}
+	if x.scale != nil {
+		scale = x.scale[i]
+	}
+	return x.Record(int(i)), bias, scale, true
+}
+
 // attr is the attributes of the record in slot i.
 func (x *Index) attr(i int) match.Attr { return match.Attr{Tags: x.tags[i], Owner: x.owners[i]} }
 

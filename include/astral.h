@@ -244,6 +244,9 @@ typedef struct AstralStats {
     uint64_t scan_queries;
     uint64_t direct_queries;
     uint64_t graph_queries;
+    /* Appended to the third layout (struct_size 136, still accepted and
+     * written up to there). */
+    uint64_t tag_name_count;   /* tag bits with a name (astral_index_set_tag_name) */
 } AstralStats;
 
 /* ---- Scoped search -----------------------------------------------------
@@ -255,6 +258,9 @@ typedef struct AstralStats {
  * records that pass all of its conditions. */
 
 #define ASTRAL_MAX_PAYLOAD 4096
+/* Tag bits a record's mask holds, and the longest tag name in bytes. */
+#define ASTRAL_TAG_BITS 64
+#define ASTRAL_MAX_TAG_NAME 64
 /* Most ids in one allowlist or denylist (2^28, 2 GiB of ids). */
 #define ASTRAL_MAX_FILTER_IDS ((uint64_t)1 << 28)
 
@@ -490,6 +496,72 @@ ASTRAL_API AstralStatus astral_index_query_batch_ex(AstralIndex index, const flo
                                                     const AstralQueryOptions *options,
                                                     AstralResult *results, size_t capacity,
                                                     uint32_t *out_counts, uint32_t *out_plan);
+
+/* ---- Records and tag names ---------------------------------------------
+ * Single-record calls a game's scripting layer needs (Blueprint nodes),
+ * and the names of the 64 tag bits, saved with the index. */
+
+/* Writes 1 to *out_contains when id is stored, else 0 (also on failure).
+ * Allocates nothing.
+ * Statuses: OK; INVALID_ARGUMENT (out_contains NULL); STALE_HANDLE;
+ * NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_contains(AstralIndex index, uint64_t id, int *out_contains);
+
+/* Removes every record with its attributes and payloads, keeping the
+ * options and the tag names; an ASTRAL_KIND_AUTO index goes back to a flat
+ * one. A loaded index stops using its mapped file.
+ * Statuses: OK; IO (unmapping failed); STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe: a query running meanwhile sees the index before or after,
+ * never half of it. */
+ASTRAL_API AstralStatus astral_index_clear(AstralIndex index);
+
+/* astral_index_add_ex where an id already stored is replaced (vector,
+ * tags, owner and payload) instead of refused: arguments as
+ * astral_index_add_ex, all or nothing as it (an id repeated in ids is
+ * DUPLICATE_ID; ids already stored are not).
+ * Statuses: as astral_index_add_ex, without DUPLICATE_ID for a stored id.
+ * Thread-safe: a query running meanwhile sees each record old or new,
+ * never missing (queries wait while the records are replaced). */
+ASTRAL_API AstralStatus astral_index_upsert(AstralIndex index, const uint64_t *ids, size_t count,
+                                            const float *vectors, size_t value_count,
+                                            const uint64_t *tags, const uint64_t *owners,
+                                            const void *const *payloads, const uint32_t *payload_sizes);
+
+/* Writes the stored vector of id (value_count = dimension floats) to
+ * out_vector: from the rerank copy when the index has one, else the
+ * searched records dequantized (within the storage's rounding). A cosine
+ * index stores vectors normalized: this is the unit vector. Allocates
+ * nothing.
+ * Statuses: OK; INVALID_ARGUMENT (out_vector NULL); DIMENSION (value_count
+ * not the dimension); NOT_FOUND; IO (the mapped file faulted); CORRUPT (as
+ * astral_index_add); STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_get_vector(AstralIndex index, uint64_t id, float *out_vector, size_t value_count);
+
+/* Names tag bit bit (0 to ASTRAL_TAG_BITS - 1): name is NUL-terminated
+ * UTF-8, at most ASTRAL_MAX_TAG_NAME bytes, without control characters,
+ * and on no other bit; NULL or "" clears the bit's name. Saved with the
+ * index (format version 4).
+ * Statuses: OK; INVALID_ARGUMENT (bit >= ASTRAL_TAG_BITS, a bad name, a
+ * name already on another bit); STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe. */
+ASTRAL_API AstralStatus astral_index_set_tag_name(AstralIndex index, uint32_t bit, const char *name);
+
+/* Copies the name of tag bit bit into buffer (capacity bytes, NUL
+ * included; may be NULL when capacity is 0) and writes its length without
+ * the NUL to *out_size, also when the buffer is too small (then nothing is
+ * copied and the status is BUFFER_TOO_SMALL: pass NULL and 0 to ask). A bit
+ * without a name has size 0 (buffer[0] = 0 when capacity > 0). *out_size
+ * is 0 on any other failure.
+ * Statuses: OK; INVALID_ARGUMENT (out_size NULL, buffer NULL with capacity
+ * > 0, bit >= ASTRAL_TAG_BITS); BUFFER_TOO_SMALL (capacity < size + 1);
+ * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_get_tag_name(AstralIndex index, uint32_t bit, char *buffer, size_t capacity, size_t *out_size);
+
+/* Writes the bit named name (NUL-terminated) to *out_bit (0 on failure).
+ * Statuses: OK; INVALID_ARGUMENT (name or out_bit NULL); NOT_FOUND (no
+ * bit has that name; "" names none); STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe. */
+ASTRAL_API AstralStatus astral_index_find_tag(AstralIndex index, const char *name, uint32_t *out_bit);
 
 /* ---- Persistence -------------------------------------------------------
  * One file per index (format: docs/FORMAT.md): header, options, counts and

@@ -360,6 +360,72 @@ public:
         return ASTRAL_HPP_CALL(astral_index_remove)(handle_, ids.data(), ids.size());
     }
 
+    // Sets out to whether id is stored. astral_index_contains.
+    Status contains(std::uint64_t id, bool &out) const noexcept {
+        int c = 0;
+        Status st = ASTRAL_HPP_CALL(astral_index_contains)(handle_, id, &c);
+        out = c != 0;
+        return st;
+    }
+
+    // Removes every record, keeping the options and tag names.
+    // astral_index_clear.
+    Status clear() noexcept { return ASTRAL_HPP_CALL(astral_index_clear)(handle_); }
+
+    // add with attributes where a stored id is replaced, not refused
+    // (astral_index_upsert); the spans as add's.
+    Status upsert(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags = {},
+                  Span<const std::uint64_t> owners = {}, Span<const void *const> payloads = {},
+                  Span<const std::uint32_t> payload_sizes = {}) noexcept {
+        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
+            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size()) {
+            return ASTRAL_E_INVALID_ARGUMENT;
+        }
+        return ASTRAL_HPP_CALL(astral_index_upsert)(
+            handle_, ids.data(), ids.size(), vectors.data(), vectors.size(), or_null(tags), or_null(owners),
+            or_null(payloads), or_null(payload_sizes));
+    }
+
+    // Writes id's stored vector (dimension() floats; a cosine index's is
+    // the unit vector) to out. astral_index_get_vector.
+    Status vector(std::uint64_t id, Span<float> out) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_get_vector)(handle_, id, out.data(), out.size());
+    }
+    // id's stored vector as a vector of dimension() floats.
+    Status vector(std::uint64_t id, std::vector<float> &out) const {
+        out.resize(dimension_);
+        Status st = vector(id, Span<float>(out.data(), out.size()));
+        if (!st.ok()) {
+            out.clear();
+        }
+        return st;
+    }
+
+    // Names tag bit bit (nullptr or "" clears). astral_index_set_tag_name.
+    Status set_tag_name(std::uint32_t bit, const char *name) noexcept {
+        return ASTRAL_HPP_CALL(astral_index_set_tag_name)(handle_, bit, name);
+    }
+
+    // The name of tag bit bit into out ("" for none).
+    // astral_index_get_tag_name.
+    Status tag_name(std::uint32_t bit, std::string &out) const {
+        char buf[ASTRAL_MAX_TAG_NAME + 1];
+        std::size_t size = 0;
+        Status st = ASTRAL_HPP_CALL(astral_index_get_tag_name)(handle_, bit, buf, sizeof buf, &size);
+        if (st.ok()) {
+            out.assign(buf, size);
+        } else {
+            out.clear();
+        }
+        return st;
+    }
+
+    // Sets bit to the tag bit named name; NOT_FOUND when none is.
+    // astral_index_find_tag.
+    Status find_tag(const char *name, std::uint32_t &bit) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_find_tag)(handle_, name, &bit);
+    }
+
     // The k nearest to query, best first, in out[0 .. count); out.size() >= k.
     Status query(Span<const float> query, std::uint32_t k, Span<AstralResult> out,
                  std::uint32_t &count) const noexcept {

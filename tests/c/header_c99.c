@@ -32,7 +32,9 @@ CHECK_LAYOUT(offsetof(AstralStats, rerank_factor) == 84);
 /* The second layout ended at 88; the scoped-search counters follow. */
 CHECK_LAYOUT(offsetof(AstralStats, payload_count) == 88);
 CHECK_LAYOUT(offsetof(AstralStats, graph_queries) == 128);
-CHECK_LAYOUT(sizeof(AstralStats) == 136);
+/* The third layout ended at 136; the tag-name count follows. */
+CHECK_LAYOUT(offsetof(AstralStats, tag_name_count) == 136);
+CHECK_LAYOUT(sizeof(AstralStats) == 144);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, owner) == 16);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, allow_ids) == 48);

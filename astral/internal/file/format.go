@@ -15,10 +15,10 @@ import (
 // Version is the format version this library writes; it reads
 // OldestVersion to Version. Version 2 added the storage kinds besides
 // E5M2, the scales section and the rerank copy; version 3 the records'
-// attributes (tags, owners, payloads). An older file is a newer one
-// without what was added since.
+// attributes (tags, owners, payloads); version 4 the tag names. An older
+// file is a newer one without what was added since.
 const (
-	Version       = 3
+	Version       = 4
 	OldestVersion = 1
 )
 
@@ -86,6 +86,7 @@ type Header struct {
 	Rerank                      uint8 // storage of the rerank copy, 0 for none
 	RerankFactor                uint32
 	PayloadBytes                uint64 // version 3: the length of the payloads section, 0 for none
+	TagNameBytes                uint32 // version 4: the length of the tag-names section, 0 for none
 	Sections                    []Section
 }
 
@@ -168,6 +169,7 @@ func (h *Header) Encode() []byte {
 	b[104] = h.Rerank
 	le.PutUint32(b[108:], h.RerankFactor)
 	le.PutUint64(b[112:], h.PayloadBytes)
+	le.PutUint32(b[120:], h.TagNameBytes)
 	for i, s := range h.Sections {
 		e := b[HeaderLen+i*SectionEntryLen:]
 		le.PutUint32(e[0:], uint32(s.Kind))
@@ -249,9 +251,16 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 	h.Seed = le.Uint64(b[96:])
 	h.Rerank, h.RerankFactor = b[104], le.Uint32(b[108:])
 	h.PayloadBytes = le.Uint64(b[112:])
-	for i, c := range b[105:HeaderCRCOff] {
+	// Bytes 120..123 were reserved before version 4.
+	reservedTo := 108
+	if h.Version >= 4 {
+		h.TagNameBytes = le.Uint32(b[120:])
+	} else {
+		reservedTo = HeaderCRCOff
+	}
+	for i, c := range b[105:reservedTo] {
 		if c != 0 && (i+105 < 108 || i+105 >= 120) {
-			return nil, Errorf(ErrCorrupt, "reserved header bytes 105..107, 120..123 are not zero")
+			return nil, Errorf(ErrCorrupt, "reserved header bytes 105..107, 120..123 (before version 4) are not zero")
 		}
 	}
 	if err := f.CheckFields(h); err != nil {
