@@ -395,7 +395,9 @@ func contains(h, id uint64) (bool, status) {
 	return c == 1, st
 }
 
-func containsNil(h, id uint64) status { return astral_index_contains(C.AstralIndex(h), C.uint64_t(id), nil) }
+func containsNil(h, id uint64) status {
+	return astral_index_contains(C.AstralIndex(h), C.uint64_t(id), nil)
+}
 
 func clearIndex(h uint64) status { return astral_index_clear(C.AstralIndex(h)) }
 
