@@ -8,7 +8,8 @@
  *     fails the test on a hang) and nothing is replaced; a save keeps the
  *     replaced file's permission bits;
  *   - a message longer than the last-error buffer keeps its reason, and
- *     astral_last_error's length is the whole message's. */
+ *     astral_last_error's length is the whole message's;
+ *   - tag names and vectors read and written exactly to their bounds. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -187,6 +188,33 @@ static void test_query_options_sizes(void) {
         bad += memcmp(o, &want, sizeof want) != 0;
     }
     CHECK(bad == 0);
+    CHECK_OK(astral_index_destroy(h));
+}
+
+/* The record calls write and read exactly their own bytes: a tag name of
+ * size + 1 bytes, a vector of dimension floats, each ending at the guard
+ * page; a name without its NUL ending there is read no further than the
+ * longest name and one byte. */
+static void test_record_buffers(void) {
+    AstralIndex h = small_index_for_sizes();
+    char *name64 = against_guard(ASTRAL_MAX_TAG_NAME + 1);
+    char *unterminated = against_guard(ASTRAL_MAX_TAG_NAME + 1);
+    float *v = against_guard(DIM * sizeof(float));
+    size_t size = 0;
+    uint32_t bit = 99;
+    memset(name64, 'g', ASTRAL_MAX_TAG_NAME);
+    name64[ASTRAL_MAX_TAG_NAME] = 0;
+    CHECK_OK(astral_index_set_tag_name(h, 7, name64));
+    CHECK_OK(astral_index_find_tag(h, name64, &bit));
+    CHECK(bit == 7);
+    memset(name64, 0, ASTRAL_MAX_TAG_NAME + 1);
+    CHECK_OK(astral_index_get_tag_name(h, 7, name64, ASTRAL_MAX_TAG_NAME + 1, &size));
+    CHECK(size == ASTRAL_MAX_TAG_NAME && strlen(name64) == ASTRAL_MAX_TAG_NAME);
+    memset(unterminated, 'u', ASTRAL_MAX_TAG_NAME + 1); /* no NUL before the guard */
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_set_tag_name(h, 8, unterminated), "longer than 64 bytes");
+    CHECK_FAIL(ASTRAL_E_NOT_FOUND, astral_index_find_tag(h, unterminated, &bit), "longer than 64 bytes");
+    CHECK_OK(astral_index_get_vector(h, 1, v, DIM));
+    CHECK(fabsf(v[0]) <= 1 && fabsf(v[DIM - 1]) <= 1); /* a unit vector (cosine) */
     CHECK_OK(astral_index_destroy(h));
 }
 
@@ -375,6 +403,7 @@ int main(void) {
     test_options_sizes();
     test_stats_sizes();
     test_query_options_sizes();
+    test_record_buffers();
     test_special_files();
     test_long_message();
     CHECK_OK(astral_shutdown());

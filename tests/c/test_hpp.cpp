@@ -230,6 +230,35 @@ int main() {
         AstralStats ss;
         CHECK(s.stats(ss).ok() && ss.payload_count == 1 && ss.payload_bytes == note.size() && ss.owner_count == 2);
         CHECK(ss.scan_queries + ss.direct_queries + ss.graph_queries >= 5);
+
+        // Single records and tag names.
+        bool in = false;
+        CHECK(s.contains(1, in).ok() && in);
+        CHECK(s.contains(99, in).ok() && !in);
+        std::vector<float> v;
+        CHECK(s.vector(1, v).ok() && v == std::vector<float>({1, 0, 0, 0}));
+        CHECK(s.vector(99, v).code() == ASTRAL_E_NOT_FOUND && v.empty());
+        std::array<float, 3> short_v{};
+        CHECK(s.vector(1, short_v).code() == ASTRAL_E_DIMENSION);
+        const std::uint64_t one[] = {4};
+        const float along_x[] = {1, 0, 0, 0};
+        const std::uint64_t new_tag[] = {1u << 9};
+        CHECK(s.upsert(one, along_x, new_tag).ok());
+        CHECK(s.attributes(4, t, o).ok() && t == (1u << 9) && o == 0);
+        CHECK(s.upsert(one, along_x, astral::Span<const std::uint64_t>(tags.data(), 2)).code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(s.set_tag_name(9, "Rumour").ok());
+        std::string name;
+        CHECK(s.tag_name(9, name).ok() && name == "Rumour");
+        CHECK(s.tag_name(8, name).ok() && name.empty());
+        CHECK(s.tag_name(64, name).code() == ASTRAL_E_INVALID_ARGUMENT);
+        std::uint32_t bit = 0;
+        CHECK(s.find_tag("Rumour", bit).ok() && bit == 9);
+        CHECK(s.find_tag("Gossip", bit).code() == ASTRAL_E_NOT_FOUND);
+        CHECK(s.set_tag_name(10, "Rumour").code() == ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(s.clear().ok() && s.contains(1, in).ok() && !in);
+        std::uint64_t left = 99;
+        CHECK(s.count(left).ok() && left == 0);
+        CHECK(s.find_tag("Rumour", bit).ok() && bit == 9); // names outlive clear
     }
 
     CHECK(astral::shutdown().ok());
