@@ -45,6 +45,15 @@ read is printed. It has no flags besides -h.`,
 	st := x.Stats()
 	fmt.Fprintf(stdout, "\nstats      %d vectors, %s, kernel %s, %.1f bytes/vector; opened (mapped, checked) in %.2f ms\n",
 		st.Len, st.Kind, st.Kernel, st.BytesPerVector, openMs)
+	if st.TagNames > 0 {
+		var names []string
+		for bit := range astral.TagBits {
+			if n := x.TagName(bit); n != "" {
+				names = append(names, fmt.Sprintf("%d %q", bit, n))
+			}
+		}
+		fmt.Fprintf(stdout, "tag names  %s\n", strings.Join(names, ", "))
+	}
 	if gs, ok := x.GraphStats(); ok {
 		fmt.Fprintf(stdout, "graph      %d nodes, %d tombstones, entry level %d\n", gs.Nodes, gs.Deleted, gs.EntryLevel)
 		fmt.Fprintf(stdout, "levels     %s (live nodes on each level)\n", joinInts(gs.Levels))

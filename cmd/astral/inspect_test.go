@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/astral-engine/astral/astral"
 )
 
 // TestBuildInspect: build writes an index file that inspect verifies; on a
@@ -46,4 +49,23 @@ func flip(b []byte, at int) []byte {
 	c := append([]byte{}, b...)
 	c[at] ^= 0x40
 	return c
+}
+
+// TestInspectTagNames: inspect lists the tag-names section and the names.
+func TestInspectTagNames(t *testing.T) {
+	x, err := astral.NewIndex(nil, astral.WithDim(4))
+	require.NoError(t, err)
+	require.NoError(t, x.Add([]uint64{1}, []float32{1, 2, 3, 4}))
+	require.NoError(t, x.SetTagName(0, "Threat"))
+	require.NoError(t, x.SetTagName(12, "Quest.Main"))
+	path := filepath.Join(t.TempDir(), "names.idx")
+	require.NoError(t, x.SaveFile(path))
+	var buf bytes.Buffer
+	old := stdout
+	stdout = &buf
+	defer func() { stdout = old }()
+	require.NoError(t, runInspect([]string{path}))
+	require.Contains(t, buf.String(), "tag-names")
+	require.Contains(t, buf.String(), `tag names  0 "Threat", 12 "Quest.Main"`)
+	require.Contains(t, buf.String(), "format     version 4")
 }
