@@ -875,7 +875,7 @@ func TestStructSizes(t *testing.T) {
 	require.EqualValues(t, 40, sizeofOptionsV1(), "the first released AstralIndexOptions")
 	require.EqualValues(t, 48, sizeofOptions())
 	require.EqualValues(t, 80, sizeofStatsV1(), "the first released AstralStats")
-	require.EqualValues(t, 136, sizeofStats(), "88 + the six scoped-search counters")
+	require.EqualValues(t, 144, sizeofStats(), "88 + the six scoped-search counters + the tag-name count")
 
 	old, st := createIndex(options{size: sizeofOptionsV1(), dim: 8, storage: storageInt8, rerank: storageF32, rerankFactor: 8})
 	require.Equal(t, stOK, st, lastError())
@@ -914,6 +914,10 @@ func TestStructSizes(t *testing.T) {
 	require.Equal(t, stOK, st)
 	require.EqualValues(t, 8, get32(v1+4))
 	require.Equal(t, bytes.Repeat([]byte{0xAA}, len(raw)-88), raw[88:], "past the second layout: not written")
+	// The third layout (136 bytes, before the tag-name count).
+	raw, st = indexStatsRaw(h, 136, 0xAA)
+	require.Equal(t, stOK, st)
+	require.Equal(t, bytes.Repeat([]byte{0xAA}, len(raw)-136), raw[136:], "past the third layout: not written")
 	raw, st = indexStatsRaw(h, sizeofStats()+16, 0xAA)
 	require.Equal(t, stOK, st)
 	require.Equal(t, sizeofStats()+16, get32(0), "struct_size kept")
