@@ -84,6 +84,20 @@ func tagBit(fn string, bit C.uint32_t) C.AstralStatus {
 	return statusOK
 }
 
+// tagNameArg reads the host's NUL-terminated name, at most one byte past
+// the longest name: a longer one is refused (false) without walking a
+// string that may lack its NUL.
+func tagNameArg(name *C.char) (string, bool) {
+	n := 0
+	for n <= astral.MaxTagName && *(*byte)(unsafe.Add(unsafe.Pointer(name), n)) != 0 {
+		n++
+	}
+	if n > astral.MaxTagName {
+		return "", false
+	}
+	return C.GoStringN(name, C.int(n)), true
+}
+
 //export astral_index_set_tag_name
 func astral_index_set_tag_name(index C.AstralIndex, bit C.uint32_t, name *C.char) (st C.AstralStatus) {
 	const fn = "astral_index_set_tag_name"
@@ -95,18 +109,12 @@ func astral_index_set_tag_name(index C.AstralIndex, bit C.uint32_t, name *C.char
 	if st := tagBit(fn, bit); st != statusOK {
 		return st
 	}
-	s := ""
+	s, ok := "", true
 	if name != nil {
-		// Read at most one byte past the limit: a longer name is refused
-		// without walking a host string that may lack its NUL.
-		n := 0
-		for n <= astral.MaxTagName && *(*byte)(unsafe.Add(unsafe.Pointer(name), n)) != 0 {
-			n++
-		}
-		if n > astral.MaxTagName {
-			return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "name longer than %d bytes", astral.MaxTagName)
-		}
-		s = C.GoStringN(name, C.int(n))
+		s, ok = tagNameArg(name)
+	}
+	if !ok {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "name longer than %d bytes", astral.MaxTagName)
 	}
 	if err := e.x.SetTagName(int(bit), s); err != nil {
 		return failErr(fn, err)
@@ -149,16 +157,13 @@ func astral_index_find_tag(index C.AstralIndex, name *C.char, outBit *C.uint32_t
 	if name == nil || outBit == nil {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "name or out_bit is NULL")
 	}
-	n := 0
-	for n <= astral.MaxTagName && *(*byte)(unsafe.Add(unsafe.Pointer(name), n)) != 0 {
-		n++
-	}
-	if n > astral.MaxTagName {
+	s, ok := tagNameArg(name)
+	if !ok {
 		return fail(fn, C.ASTRAL_E_NOT_FOUND, "no tag name is longer than %d bytes", astral.MaxTagName)
 	}
-	bit, ok := e.x.TagBit(C.GoStringN(name, C.int(n)))
+	bit, ok := e.x.TagBit(s)
 	if !ok {
-		return fail(fn, C.ASTRAL_E_NOT_FOUND, "no tag bit is named %q", C.GoStringN(name, C.int(n)))
+		return fail(fn, C.ASTRAL_E_NOT_FOUND, "no tag bit is named %q", s)
 	}
 	*outBit = C.uint32_t(bit)
 	return statusOK
