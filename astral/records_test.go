@@ -516,3 +516,37 @@ func TestCorruptTagNames(t *testing.T) {
 		require.ErrorIs(t, err, ErrCorrupt)
 	}
 }
+
+// TestUpsertSameBytes: the same Adds, Removes and Upserts give the same
+// file whether the Upserts land during an auto index's switch (replayed)
+// or after it (on the graph), whatever the thread count.
+func TestUpsertSameBytes(t *testing.T) {
+	run := func(threads int, waitFirst bool) []byte {
+		x, err := NewIndex(newRuntime(t, threads), WithDim(8), WithKind(KindAuto), WithFlatLimitBytes(1024), WithHNSW(8, 40))
+		require.NoError(t, err)
+		s := newScoped(300, 8, 9)
+		require.NoError(t, x.AddWith(s.ids, s.vecs, s.attrs))
+		if waitFirst {
+			x.Wait()
+		}
+		r := rand.New(rand.NewPCG(6, 6))
+		for i := range 30 {
+			// Enough replacements to make the graph compact on the way.
+			ids := []uint64{s.ids[i*3], s.ids[i*3+1], s.ids[i*3+2], uint64(50000 + i)}
+			require.NoError(t, x.Upsert(ids, randomVectors(r, 4, 8), nil))
+			if i%10 == 9 {
+				require.NoError(t, x.Remove(s.ids[200+i]))
+			}
+		}
+		x.Wait()
+		require.Equal(t, KindHNSW, x.Stats().Kind)
+		gs, _ := x.GraphStats()
+		require.Less(t, gs.Deleted, 40, "the replaced records' tombstones were compacted")
+		return saved(t, x)
+	}
+	want := run(0, true)
+	for _, threads := range []int{0, 1, 3} {
+		require.True(t, bytes.Equal(want, run(threads, false)), "threads %d, upserts during the switch", threads)
+		require.True(t, bytes.Equal(want, run(threads, true)), "threads %d, upserts on the graph", threads)
+	}
+}
