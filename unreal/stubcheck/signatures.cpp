@@ -7,6 +7,7 @@
 #include "CoreMinimal.h"
 #include "CoreGlobals.h"
 #include "Engine/CancellableAsyncAction.h"
+#include "GameplayTagContainer.h"
 #include "HAL/FileManager.h"
 #include "HAL/PlatformProcess.h"
 #include "HAL/PlatformTime.h"
@@ -15,6 +16,7 @@
 #include "Misc/CommandLine.h"
 #include "Misc/FileHelper.h"
 #include "Misc/Paths.h"
+#include "Misc/ScopeLock.h"
 #include "Modules/ModuleInterface.h"
 #include "UObject/Object.h"
 
@@ -77,3 +79,26 @@ ASTRAL_SIGNATURE(bool (UCancellableAsyncAction::*)() const, UCancellableAsyncAct
 ASTRAL_SIGNATURE(bool (UCancellableAsyncAction::*)() const, UCancellableAsyncAction::ShouldBroadcastDelegates);
 ASTRAL_SIGNATURE(bool (UCancellableAsyncAction::*)() const, UCancellableAsyncAction::IsRegistered);
 static_assert(std::is_base_of_v<UBlueprintAsyncActionBase, UCancellableAsyncAction>, "UCancellableAsyncAction : UBlueprintAsyncActionBase");
+// Runtime/GameplayTags/FGameplayTag/RequestGameplayTag: static FGameplayTag RequestGameplayTag(const FName& TagName, bool ErrorIfNotFound)
+ASTRAL_SIGNATURE(FGameplayTag (*)(const FName&, bool), FGameplayTag::RequestGameplayTag);
+// Runtime/GameplayTags/FGameplayTag/GetTagName: const FName& GetTagName() const
+ASTRAL_SIGNATURE(const FName& (FGameplayTag::*)() const, FGameplayTag::GetTagName);
+// Runtime/GameplayTags/FGameplayTagContainer/Num: int32 Num() const; GetByIndex: FGameplayTag GetByIndex(int32 Index) const;
+// AddTag: void AddTag(const FGameplayTag& TagToAdd)
+ASTRAL_SIGNATURE(int32 (FGameplayTagContainer::*)() const, FGameplayTagContainer::Num);
+ASTRAL_SIGNATURE(FGameplayTag (FGameplayTagContainer::*)(int32) const, FGameplayTagContainer::GetByIndex);
+ASTRAL_SIGNATURE(void (FGameplayTagContainer::*)(const FGameplayTag&), FGameplayTagContainer::AddTag);
+// Runtime/Core/UObject/FName/ToString: FString ToString() const
+ASTRAL_SIGNATURE(FString (FName::*)() const, FName::ToString);
+// Runtime/CoreUObject/UObject/UObjectBaseUtility/GetPathName: FString GetPathName(const UObject* StopOuter) const
+ASTRAL_SIGNATURE(FString (UObject::*)(const UObject*) const, UObject::GetPathName);
+// Runtime/Core/Containers/FString/StartsWith: bool StartsWith(const FString& InPrefix, ESearchCase::Type SearchCase) const
+ASTRAL_SIGNATURE(bool (FString::*)(const FString&, ESearchCase::Type) const, FString::StartsWith);
+// Runtime/Core/HAL/FMemory/Memcpy: static void* Memcpy(void* Dest, const void* Src, SIZE_T Count)
+ASTRAL_SIGNATURE(void* (*)(void*, const void*, SIZE_T), FMemory::Memcpy);
+// Runtime/Core/Containers/TArray/Append: void Append(const ElementType* Ptr, SizeType Count)
+ASTRAL_SIGNATURE(void (TArray<uint8>::*)(const uint8*, int32), TArray<uint8>::Append);
+// Runtime/Core/Misc/FScopeLock: explicit FScopeLock(FCriticalSection* InSynchObject)
+static_assert(std::is_constructible_v<FScopeLock, FCriticalSection*> && !std::is_convertible_v<FCriticalSection*, FScopeLock>, "explicit FScopeLock(FCriticalSection*)");
+// Runtime/Core/Containers/TStringConversion: FUTF8ToTCHAR(const ANSICHAR* Source, int32 SourceLen)
+static_assert(std::is_constructible_v<FUTF8ToTCHAR, const ANSICHAR*, int32>, "FUTF8ToTCHAR(const ANSICHAR*, int32)");

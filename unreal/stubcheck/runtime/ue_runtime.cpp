@@ -246,6 +246,12 @@ void UObject::FinishDestroy() {}
 UWorld* UObject::GetWorld() const { return nullptr; }
 UObject* UObject::GetOuter() const { return nullptr; }
 FString UObject::GetName() const { return FString::Printf(TEXT("Object_%llu"), static_cast<uint64>(StateOf(this).Serial)); }
+// Objects here all live in the transient package, as the plugin's do.
+FString UObject::GetPathName(const UObject* StopOuter) const
+{
+	(void)StopOuter;
+	return FString(TEXT("/Engine/Transient.")) + GetName();
+}
 bool UObject::IsValidLowLevel() const { return UEStub::Runtime::IsAlive(this); }
 void UObject::AddToRoot() { StateOf(this).bRooted = true; }
 void UObject::RemoveFromRoot() { StateOf(this).bRooted = false; }

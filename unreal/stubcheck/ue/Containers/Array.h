@@ -81,6 +81,12 @@ public:
 		std::vector<ElementType>().swap(Items);
 		Items.reserve(static_cast<std::size_t>(Slack));
 	}
+	void Append(const ElementType* Ptr, SizeType Count)
+	{
+		check(Count >= 0 && (Ptr != nullptr || Count == 0));
+		Items.insert(Items.end(), Ptr, Ptr + Count);
+	}
+	void Append(const TArray& Source) { Items.insert(Items.end(), Source.Items.begin(), Source.Items.end()); }
 	void Reserve(SizeType Number) { Items.reserve(static_cast<std::size_t>(Number)); }
 	void SetNum(SizeType NewNum, EAllowShrinking AllowShrinking = EAllowShrinking::Yes) { Resize(NewNum, AllowShrinking); }
 	void SetNumUninitialized(SizeType NewNum, EAllowShrinking AllowShrinking = EAllowShrinking::Yes) { Resize(NewNum, AllowShrinking); }

@@ -14,6 +14,15 @@
 
 class FString;
 
+namespace ESearchCase
+{
+	enum Type
+	{
+		CaseSensitive,
+		IgnoreCase,
+	};
+}
+
 namespace UEStub
 {
 	using FStdString = std::basic_string<TCHAR>;
@@ -262,6 +271,29 @@ public:
 	void Empty() { UEStub::FStdString().swap(Chars); }
 	bool Contains(const TCHAR* SubStr) const { return Chars.find(SubStr) != UEStub::FStdString::npos; }
 	bool Contains(const FString& SubStr) const { return Chars.find(SubStr.Chars) != UEStub::FStdString::npos; }
+	/** Unreal's default, IgnoreCase, folds ASCII letters only here. */
+	bool StartsWith(const FString& Prefix, ESearchCase::Type SearchCase = ESearchCase::IgnoreCase) const
+	{
+		if (Prefix.Chars.size() > Chars.size())
+		{
+			return false;
+		}
+		for (std::size_t I = 0; I < Prefix.Chars.size(); ++I)
+		{
+			TCHAR A = Chars[I];
+			TCHAR B = Prefix.Chars[I];
+			if (SearchCase == ESearchCase::IgnoreCase)
+			{
+				A = A >= 'A' && A <= 'Z' ? static_cast<TCHAR>(A - 'A' + 'a') : A;
+				B = B >= 'A' && B <= 'Z' ? static_cast<TCHAR>(B - 'A' + 'a') : B;
+			}
+			if (A != B)
+			{
+				return false;
+			}
+		}
+		return true;
+	}
 	FString& operator+=(const FString& Str)
 	{
 		Chars += Str.Chars;
@@ -319,6 +351,8 @@ class FUTF8ToTCHAR
 {
 public:
 	explicit FUTF8ToTCHAR(const ANSICHAR* Source) : Converted(UEStub::FromUtf8(Source)) {}
+	/** SourceLen bytes, not NUL-terminated (this stand-in stops at an embedded NUL). */
+	FUTF8ToTCHAR(const ANSICHAR* Source, int32 SourceLen) : Converted(UEStub::FromUtf8(std::string(Source, static_cast<std::size_t>(SourceLen)).c_str())) {}
 	const TCHAR* Get() const { return Converted.c_str(); }
 	int32 Length() const { return static_cast<int32>(Converted.size()); }
 

@@ -25,6 +25,7 @@ public:
 	virtual UWorld* GetWorld() const;
 	UObject* GetOuter() const;
 	FString GetName() const;
+	FString GetPathName(const UObject* StopOuter = nullptr) const;
 	bool IsValidLowLevel() const;
 	void AddToRoot();
 	void RemoveFromRoot();
