@@ -17,6 +17,9 @@ sources and reports, as FILE:LINE: [rule] message:
   static-library every UFUNCTION of a UBlueprintFunctionLibrary is static
   enum-uint8     a UENUM(BlueprintType) is an enum class over uint8
   delegate-order dynamic delegates are declared after the .generated.h include
+  expand-execs   meta ExpandBoolAsExecs / ExpandEnumAsExecs names ReturnValue
+                 (of a function that returns something) or a parameter, and
+                 that one is a bool (Bool) or a bool or UENUM (Enum)
 and two rules of this plugin's design that no compiler sees either:
   task-capture   a lambda given to UE::Tasks::Launch lists its captures (no
                  [=] or [&]) and captures no `this`: background work holds
@@ -132,7 +135,7 @@ BLUEPRINT_BASIC = {
     "bool", "uint8", "int32", "int64", "float", "double", "FString", "FName", "FText",
     "FVector", "FVector2D", "FVector4", "FRotator", "FQuat", "FTransform", "FLinearColor",
     "FColor", "FDateTime", "FTimespan", "FGuid", "FIntPoint", "FIntVector", "FBox",
-    "FPrimaryAssetId", "FSoftObjectPath", "FGameplayTag", "FKey",
+    "FPrimaryAssetId", "FSoftObjectPath", "FGameplayTag", "FGameplayTagContainer", "FKey",
 }
 CONTAINERS = {"TArray": 1, "TSet": 1, "TMap": 2}
 OBJECT_WRAPPERS = {"TSubclassOf", "TObjectPtr", "TSoftObjectPtr", "TSoftClassPtr", "TWeakObjectPtr",
@@ -198,12 +201,42 @@ def blueprint_type_problem(type_text, registry):
 
 def split_param(param):
     """'const TArray<float>& Vector = {}' -> type text (default and name dropped)."""
+    return split_param_named(param)[0]
+
+
+def split_param_named(param):
+    """'const TArray<float>& Vector = {}' -> (type text, name)."""
     p = split_top(param, "=")[0].strip()
     p = re.sub(r"\bUPARAM\s*\([^)]*\)", " ", p).strip()
     m = re.match(r"^(.*?)(\w+)\s*$", p, re.S)
     if not m or not m.group(1).strip():
-        return p
-    return m.group(1).strip()
+        return p, ""
+    return m.group(1).strip(), m.group(2)
+
+
+def meta_values(spec):
+    """UFUNCTION(..., meta = (Key = "A, B", Flag)) -> {key (lower): value without quotes}."""
+    raw = specifiers(spec).get("meta")
+    if not isinstance(raw, str):
+        return {}
+    inner = raw.strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    out = {}
+    for key, value in specifiers(inner).items():
+        out[key] = value.strip().strip('"') if isinstance(value, str) else value
+    return out
+
+
+def is_bool_type(type_text):
+    return re.sub(r"\bconst\b|&", " ", type_text).strip() == "bool"
+
+
+def enum_name(type_text):
+    """The enum a parameter type names (E..., TEnumAsByte<E...>), else None."""
+    t = re.sub(r"\bconst\b|&", " ", type_text).strip()
+    m = re.match(r"^TEnumAsByte\s*<\s*(?:\w+::)*(\w+)\s*>$", t)
+    return m.group(1) if m else t
 
 
 # ---- Rules -----------------------------------------------------------------
@@ -294,13 +327,45 @@ class Lint:
                 why = blueprint_type_problem(return_type, self.registry)
                 if why:
                     self.report(src, start, "blueprint-type", "%s returns %s: %s" % (name, return_type, why))
+            named = {}
             for param in split_top(params):
                 if not param:
                     continue
-                t = split_param(param)
+                t, pname = split_param_named(param)
+                named[pname] = t
                 why = blueprint_type_problem(t, self.registry)
                 if why:
                     self.report(src, start, "blueprint-type", "%s takes %s: %s" % (name, param.strip(), why))
+            self.check_expand_execs(src, start, spec, name, return_type, named)
+
+    # expand-execs
+    def check_expand_execs(self, src, start, spec, name, return_type, params):
+        meta = meta_values(spec)
+        for key, label in (("expandboolasexecs", "ExpandBoolAsExecs"), ("expandenumasexecs", "ExpandEnumAsExecs")):
+            value = meta.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, str) or not value.strip():
+                self.report(src, start, "expand-execs", "%s of %s names no parameter" % (label, name))
+                continue
+            for target in [v.strip() for v in value.split(",") if v.strip()]:
+                if target == "ReturnValue":
+                    if return_type == "void":
+                        self.report(src, start, "expand-execs", "%s of %s names ReturnValue, but it returns void" % (label, name))
+                        continue
+                    t = return_type
+                elif target in params:
+                    t = params[target]
+                else:
+                    self.report(src, start, "expand-execs", "%s of %s names %s, which is not one of its parameters" % (label, name, target))
+                    continue
+                if label == "ExpandBoolAsExecs":
+                    ok = is_bool_type(t)
+                else:
+                    ok = is_bool_type(t) or enum_name(t) in self.registry.enums
+                if not ok:
+                    self.report(src, start, "expand-execs", "%s of %s names %s, a %s: %s" % (
+                        label, name, target, t, "not a bool" if label == "ExpandBoolAsExecs" else "neither a bool nor a UENUM"))
 
     # category, blueprint-type (properties)
     def check_properties(self, src):
