@@ -37,7 +37,13 @@
 #               compiled against the stand-in engine with its run time
 #               (unreal/stubcheck/runtime) and run on the real libastral:
 #               actions survive garbage collection while their tasks run,
-#               a second Activate and Cancel do what they must
+#               a second Activate and Cancel do what they must; Add Memories,
+#               Find Nearest (Batch), Save and Load (Async) with filters and payloads
+#   nodes       CTest unreal_nodes: the same build runs the scoped-query and
+#               key nodes (tags by name and Gameplay Tag, owners, payloads,
+#               filters, save/load, Upsert, Remove, Clear, Contains, Count, Get
+#               Memory Vector, Release) through the scenario of the Automation
+#               test Astral.Functional.ScopedQuery, with its exact log lines
 #   measure     CTest unreal_measure_*: the Automation tests' measurement
 #               (examples/cpp/astral_bench.hpp) on the real library; recall@10 equal
 #               to `astral bench`'s, the C++ fixture bit-identical to Go's
@@ -229,7 +235,15 @@ async_gc() {
   cmake --build build/cmake --target unreal_async_gc -j "$jobs"
   ctest --test-dir build/cmake -R '^unreal_async_gc$' --output-on-failure -V | tee "$work/async_gc.txt"
   grep -q 'unreal_async_gc: PASS' "$work/async_gc.txt"
-  echo "NOTE: module start-up + async nodes on the stand-in engine: $(grep -cE '^[0-9]+: ok: ' "$work/async_gc.txt") checks pass (rooted without a game instance, GC in flight, second Activate, Cancel, exact errors, Add/Query Batch, Save, Load)"
+  echo "NOTE: module start-up + async nodes on the stand-in engine: $(grep -cE '^[0-9]+: ok: ' "$work/async_gc.txt") checks pass (rooted without a game instance, GC in flight, second Activate, Cancel, exact errors, Add Memories, Find Nearest (Batch) with a filter, Save, Load)"
+}
+
+nodes() {
+  cmake -S . -B build/cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build/cmake --target unreal_nodes -j "$jobs"
+  ctest --test-dir build/cmake -R '^unreal_nodes$' --output-on-failure -V | tee "$work/nodes.txt"
+  grep -q 'unreal_nodes: PASS' "$work/nodes.txt"
+  echo "NOTE: scoped-query and key nodes on the real library: $(grep -cE '^[0-9]+: ok: ' "$work/nodes.txt") checks pass (tags by name and Gameplay Tag, owners, payloads, every filter, save/load, Upsert, Remove, Clear, Contains, Count, Get Memory Vector, Release; the Automation test's exact log lines)"
 }
 
 measure() {
@@ -253,6 +267,7 @@ step negative negative
 step uht-lint uht_lint
 step scripts scripts
 step async-gc async_gc
+step nodes nodes
 step measure measure
 
 summary test-unreal

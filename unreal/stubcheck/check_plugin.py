@@ -111,7 +111,8 @@ def main(argv):
             public = values(platform, "AstralPlugin", "PublicDependency")
             for dep in ("AstralLibrary", "Projects"):
                 need(dep in private, "%s: AstralPlugin must depend on %s" % (platform, dep))
-            for dep in ("Core", "CoreUObject", "Engine", "DeveloperSettings"):
+            # GameplayTags: AstralTypes.h (public) holds FGameplayTagContainer fields.
+            for dep in ("Core", "CoreUObject", "Engine", "DeveloperSettings", "GameplayTags"):
                 need(dep in public, "%s: AstralPlugin must publicly depend on %s" % (platform, dep))
             need(not values(platform, "AstralLibrary", "PublicAdditionalLibrary"), "%s: nothing may be linked (the library is loaded at run time)" % platform)
 

@@ -40,34 +40,39 @@ foreach(header ${ASTRAL_UNREAL_HEADERS})
   endforeach()
 endforeach()
 file(GLOB ASTRAL_UNREAL_SOURCES "${ASTRAL_UNREAL_PLUGIN}/Private/*.cpp")
-add_executable(unreal_async_gc ${ASTRAL_UNREAL_SOURCES}
-  "${CMAKE_CURRENT_LIST_DIR}/runtime/ue_runtime.cpp" "${CMAKE_CURRENT_LIST_DIR}/runtime/async_gc_test.cpp")
-set_target_properties(unreal_async_gc PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-target_include_directories(unreal_async_gc SYSTEM PRIVATE "${CMAKE_CURRENT_LIST_DIR}/ue" "${ASTRAL_UNREAL_GENERATED}"
-  "${PROJECT_SOURCE_DIR}/unreal/AstralPlugin/Source/ThirdParty/AstralLibrary/include")
-target_include_directories(unreal_async_gc PRIVATE "${ASTRAL_UNREAL_PLUGIN}/Public" "${ASTRAL_UNREAL_PLUGIN}/Private"
-  "${CMAKE_CURRENT_LIST_DIR}/runtime")
-# An editor target's switches, the Automation tests compiled out (they need the engine's framework).
-target_compile_definitions(unreal_async_gc PRIVATE ASTRALPLUGIN_API= PLATFORM_LINUX=1 WITH_EDITOR=1 WITH_EDITORONLY_DATA=1
-  UE_EDITOR=1 UE_GAME=0 IS_MONOLITHIC=0 UE_BUILD_DEBUG=0 UE_BUILD_DEVELOPMENT=1 UE_BUILD_TEST=0 UE_BUILD_SHIPPING=0
-  WITH_DEV_AUTOMATION_TESTS=0 "ASTRAL_LIBRARY_PATH=\"Binaries/ThirdParty/Astral/Linux/libastral.so\"")
-target_compile_options(unreal_async_gc PRIVATE -fno-exceptions -fno-rtti -Wall -Wextra -Werror)
-target_link_libraries(unreal_async_gc PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-# It dlopens the library, which the sanitizer build instruments: the ASan
-# runtime must then come first, in the program (UBSan's vptr check needs
-# RTTI, which Unreal's flags turn off, so only ASan here).
-if(ASTRAL_SANITIZE)
-  target_compile_options(unreal_async_gc PRIVATE -fsanitize=address -fno-omit-frame-pointer)
-  target_link_options(unreal_async_gc PRIVATE -fsanitize=address)
-endif()
-add_dependencies(unreal_async_gc Astral::astral)
-# The module loads the library from the plugin's folder, as in a game.
-add_test(NAME unreal_async_gc
-         COMMAND sh -c "dir=\"$1\" && mkdir -p \"$dir/Binaries/ThirdParty/Astral/Linux\" && cp -L \"$2\" \"$dir/Binaries/ThirdParty/Astral/Linux/libastral.so\" && exec \"$3\" \"$dir\""
-                 sh "${CMAKE_CURRENT_BINARY_DIR}/unreal_async_gc_plugin" "$<TARGET_FILE:Astral::astral>" "$<TARGET_FILE:unreal_async_gc>")
-set_tests_properties(unreal_async_gc PROPERTIES PASS_REGULAR_EXPRESSION "unreal_async_gc: PASS" TIMEOUT 120)
-if(ASTRAL_SANITIZE)
-  # The stand-in engine, like the real one, keeps the objects it has not
-  # collected until the process ends: no leak check, every other ASan check.
-  set_tests_properties(unreal_async_gc PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
-endif()
+# unreal_async_gc and unreal_nodes: the module's sources on the stand-in engine, each with its test.
+function(astral_unreal_runtime_test name test_source)
+  add_executable(${name} ${ASTRAL_UNREAL_SOURCES} "${CMAKE_CURRENT_LIST_DIR}/runtime/ue_runtime.cpp" "${test_source}")
+  set_target_properties(${name} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_include_directories(${name} SYSTEM PRIVATE "${CMAKE_CURRENT_LIST_DIR}/ue" "${ASTRAL_UNREAL_GENERATED}"
+    "${PROJECT_SOURCE_DIR}/unreal/AstralPlugin/Source/ThirdParty/AstralLibrary/include")
+  target_include_directories(${name} PRIVATE "${ASTRAL_UNREAL_PLUGIN}/Public" "${ASTRAL_UNREAL_PLUGIN}/Private"
+    "${CMAKE_CURRENT_LIST_DIR}/runtime")
+  # An editor target's switches, the Automation tests compiled out (they need the engine's framework).
+  target_compile_definitions(${name} PRIVATE ASTRALPLUGIN_API= PLATFORM_LINUX=1 WITH_EDITOR=1 WITH_EDITORONLY_DATA=1
+    UE_EDITOR=1 UE_GAME=0 IS_MONOLITHIC=0 UE_BUILD_DEBUG=0 UE_BUILD_DEVELOPMENT=1 UE_BUILD_TEST=0 UE_BUILD_SHIPPING=0
+    WITH_DEV_AUTOMATION_TESTS=0 "ASTRAL_LIBRARY_PATH=\"Binaries/ThirdParty/Astral/Linux/libastral.so\"")
+  target_compile_options(${name} PRIVATE -fno-exceptions -fno-rtti -Wall -Wextra -Werror)
+  target_link_libraries(${name} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+  # It dlopens the library, which the sanitizer build instruments: the ASan
+  # runtime must then come first, in the program (UBSan's vptr check needs
+  # RTTI, which Unreal's flags turn off, so only ASan here).
+  if(ASTRAL_SANITIZE)
+    target_compile_options(${name} PRIVATE -fsanitize=address -fno-omit-frame-pointer)
+    target_link_options(${name} PRIVATE -fsanitize=address)
+  endif()
+  add_dependencies(${name} Astral::astral)
+  # The module loads the library from the plugin's folder, as in a game.
+  add_test(NAME ${name}
+           COMMAND sh -c "dir=\"$1\" && mkdir -p \"$dir/Binaries/ThirdParty/Astral/Linux\" \"$dir/Saved\" && cp -L \"$2\" \"$dir/Binaries/ThirdParty/Astral/Linux/libastral.so\" && exec \"$3\" \"$dir\""
+                   sh "${CMAKE_CURRENT_BINARY_DIR}/${name}_plugin" "$<TARGET_FILE:Astral::astral>" "$<TARGET_FILE:${name}>")
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${name}: PASS" TIMEOUT 120)
+  if(ASTRAL_SANITIZE)
+    # The stand-in engine, like the real one, keeps the objects it has not
+    # collected until the process ends: no leak check, every other ASan check.
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1")
+  endif()
+endfunction()
+astral_unreal_runtime_test(unreal_async_gc "${CMAKE_CURRENT_LIST_DIR}/runtime/async_gc_test.cpp")
+# The scoped-query and key nodes, through the scenario the Automation test runs.
+astral_unreal_runtime_test(unreal_nodes "${CMAKE_CURRENT_LIST_DIR}/runtime/nodes_test.cpp")

@@ -8,8 +8,9 @@
 // registered with a game instance is not rooted, a second Activate does
 // nothing, Cancel fires nothing (even once the action is collected before its
 // task ends), the index object may be collected under a running query, input
-// failures arrive on a later tick with the exact message, and the Add Batch,
-// Query Batch, Save and Load nodes report what their blocking versions do.
+// failures arrive on a later tick with the exact message, and the Add
+// Memories, Find Nearest (Batch), Save and Load nodes report what their
+// blocking versions do, filters and payloads included.
 // Usage: unreal_async_gc PLUGIN_DIR (holding Binaries/ThirdParty/Astral/Linux/libastral.so)
 #include "AstralAsyncActions.h"
 #include "AstralAsyncQuery.h"
@@ -20,6 +21,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace
@@ -39,7 +41,7 @@ namespace
 		return std::string(TCHAR_TO_UTF8(*S));
 	}
 
-	/** What a Query (Async) node's pins received. */
+	/** What a Find Nearest (Async) node's pins received. */
 	struct FQueryOutcome
 	{
 		int32 Completed = 0;
@@ -72,7 +74,7 @@ namespace
 		}
 		for (int32 I = 0; I < A.Num(); ++I)
 		{
-			if (A[I].Id != B[I].Id || std::memcmp(&A[I].Score, &B[I].Score, sizeof(A[I].Score)) != 0)
+			if (A[I].Id != B[I].Id || std::memcmp(&A[I].Score, &B[I].Score, sizeof(A[I].Score)) != 0 || !(A[I].Payload == B[I].Payload))
 			{
 				return false;
 			}
@@ -91,6 +93,15 @@ namespace
 	}
 
 	const TArray<float> QueryVector = { 0.0f, 1.0f, 0.1f, 0.0f };
+
+	FAstralMemory MakeMemory(int64 Id, TArray<float> Vector, const TCHAR* Payload)
+	{
+		FAstralMemory Memory;
+		Memory.Id = Id;
+		Memory.Vector = MoveTemp(Vector);
+		Memory.Payload = Payload;
+		return Memory;
+	}
 }
 
 int main(int argc, char** argv)
@@ -116,18 +127,26 @@ int main(int argc, char** argv)
 
 	FString Error;
 	UAstralIndex* Index = nullptr;
-	Expect(UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error), "Create Index");
+	FAstralIndexOptions Flat;
+	Flat.Kind = EAstralIndexKind::Flat;
+	Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Index, Error), "Create Index");
 	Keep(Index); // a Blueprint variable holds it
-	const TArray<float> Vectors = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.7f, 0.7f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f };
-	Expect(UAstralBlueprintLibrary::AddBatch(Index, { 10, 11, 12, 13 }, Vectors, Error), "Add Batch");
+	const TArray<FAstralMemory> Memories = {
+		MakeMemory(10, { 1.0f, 0.0f, 0.0f, 0.0f }, TEXT("ten")),
+		MakeMemory(11, { 0.0f, 1.0f, 0.0f, 0.0f }, TEXT("eleven")),
+		MakeMemory(12, { 0.0f, 0.7f, 0.7f, 0.0f }, TEXT("twelve")),
+		MakeMemory(13, { 0.0f, 0.0f, 0.0f, 1.0f }, TEXT("thirteen")),
+	};
+	Expect(UAstralBlueprintLibrary::AddMemories(Index, Memories, Error), "Add Memories");
 	TArray<FAstralResult> Expected;
-	Expect(UAstralBlueprintLibrary::Query(Index, QueryVector, 3, Expected, Error) && Expected.Num() == 3, "Query: 3 hits");
+	Expect(UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Expected, Error) && Expected.Num() == 3
+		&& Expected[0].Payload == TEXT("eleven"), "Find Nearest: 3 hits, with payloads");
 
 	{
 		std::printf("== no game instance: rooted, survives a collection while its query runs\n");
 		HoldTasks(true);
 		FQueryOutcome Outcome;
-		UAstralAsyncQuery* Action = UAstralAsyncQuery::QueryAsync(nullptr, Index, QueryVector, 3);
+		UAstralAsyncQuery* Action = UAstralAsyncQuery::FindNearestAsync(nullptr, Index, QueryVector, FAstralQueryFilter(), 3);
 		Bind(Action, Outcome);
 		const TWeakObjectPtr<UAstralAsyncQuery> Weak(Action);
 		const int32 Launched = LaunchedTasks();
@@ -148,7 +167,7 @@ int main(int argc, char** argv)
 		Expect(LaunchedTasks() == Launched + 1, "a second Activate launches nothing");
 		Finish();
 		Expect(Outcome.Completed == 1 && Outcome.Failed == 0 && Outcome.Error.IsEmpty(), "On Completed fires once");
-		Expect(SameResults(Outcome.Results, Expected), "the results equal Query's, bit for bit");
+		Expect(SameResults(Outcome.Results, Expected), "the results equal Find Nearest's, bit for bit, payloads too");
 		Expect(!IsRooted(Action) && Action->HasEnded(), "unrooted once it reported");
 		CollectGarbage();
 		Expect(!Weak.IsValid(), "collected after");
@@ -159,7 +178,7 @@ int main(int argc, char** argv)
 		UObject* World = NewWorldWithGameInstance();
 		HoldTasks(true);
 		FQueryOutcome Outcome;
-		UAstralAsyncQuery* Action = UAstralAsyncQuery::QueryAsync(World, Index, QueryVector, 3);
+		UAstralAsyncQuery* Action = UAstralAsyncQuery::FindNearestAsync(World, Index, QueryVector, FAstralQueryFilter(), 3);
 		Bind(Action, Outcome);
 		const TWeakObjectPtr<UAstralAsyncQuery> Weak(Action);
 		Action->Activate();
@@ -167,7 +186,7 @@ int main(int argc, char** argv)
 		CollectGarbage();
 		Expect(Weak.IsValid(), "the game instance keeps it through a collection");
 		Finish();
-		Expect(Outcome.Completed == 1 && SameResults(Outcome.Results, Expected), "On Completed with Query's results");
+		Expect(Outcome.Completed == 1 && SameResults(Outcome.Results, Expected), "On Completed with Find Nearest's results");
 		Expect(!IsRegisteredWithGameInstance(Action), "unregistered once it reported");
 		CollectGarbage();
 		Expect(!Weak.IsValid(), "collected after");
@@ -177,7 +196,7 @@ int main(int argc, char** argv)
 		std::printf("== Cancel: nothing fires, even when the action is collected before its task ends\n");
 		HoldTasks(true);
 		FQueryOutcome Outcome;
-		UAstralAsyncQuery* Action = UAstralAsyncQuery::QueryAsync(nullptr, Index, QueryVector, 3);
+		UAstralAsyncQuery* Action = UAstralAsyncQuery::FindNearestAsync(nullptr, Index, QueryVector, FAstralQueryFilter(), 3);
 		Bind(Action, Outcome);
 		const TWeakObjectPtr<UAstralAsyncQuery> Weak(Action);
 		Action->Activate();
@@ -192,12 +211,11 @@ int main(int argc, char** argv)
 	{
 		std::printf("== the index object collected under a running query\n");
 		UAstralIndex* Dropped = nullptr;
-		Expect(UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Dropped, Error)
-				&& UAstralBlueprintLibrary::AddBatch(Dropped, { 10, 11, 12, 13 }, Vectors, Error),
+		Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Dropped, Error) && UAstralBlueprintLibrary::AddMemories(Dropped, Memories, Error),
 			"a second index, held by nothing");
 		HoldTasks(true);
 		FQueryOutcome Outcome;
-		UAstralAsyncQuery* Action = UAstralAsyncQuery::QueryAsync(nullptr, Dropped, QueryVector, 3);
+		UAstralAsyncQuery* Action = UAstralAsyncQuery::FindNearestAsync(nullptr, Dropped, QueryVector, FAstralQueryFilter(), 3);
 		Bind(Action, Outcome);
 		Action->Activate();
 		const TWeakObjectPtr<UAstralIndex> WeakIndex(Dropped);
@@ -211,26 +229,40 @@ int main(int argc, char** argv)
 		std::printf("== input failures: a later tick, the exact message\n");
 		TakeLog();
 		FQueryOutcome Outcome;
-		UAstralAsyncQuery* Action = UAstralAsyncQuery::QueryAsync(nullptr, nullptr, QueryVector, 3);
+		UAstralAsyncQuery* Action = UAstralAsyncQuery::FindNearestAsync(nullptr, nullptr, QueryVector, FAstralQueryFilter(), 3);
 		Bind(Action, Outcome);
 		Action->Activate();
 		Expect(Outcome.Failed == 0, "not reported inside Activate");
 		CollectGarbage();
 		Finish();
 		Expect(Outcome.Failed == 1 && Outcome.Completed == 0, "On Failed fires once");
-		Expect(Outcome.Error == TEXT("Astral Query (Async): Index is None"), "Error is exactly \"Astral Query (Async): Index is None\"");
+		Expect(Outcome.Error == TEXT("Astral Find Nearest (Async): Index is None"), "Error is exactly \"Astral Find Nearest (Async): Index is None\"");
 		const TArray<FString> Log = TakeLog();
-		Expect(Log.Num() == 1 && Log[0] == TEXT("LogAstral: Warning: Astral Query (Async): Index is None"), "logged once, as that warning");
+		Expect(Log.Num() == 1 && Log[0] == TEXT("LogAstral: Warning: Astral Find Nearest (Async): Index is None"), "logged once, as that warning");
 
 		FQueryOutcome Bad;
-		UAstralAsyncQuery* Short = UAstralAsyncQuery::QueryAsync(nullptr, Index, { 1.0f, 2.0f }, 3);
+		UAstralAsyncQuery* Short = UAstralAsyncQuery::FindNearestAsync(nullptr, Index, { 1.0f, 2.0f }, FAstralQueryFilter(), 3);
 		Bind(Short, Bad);
 		Short->Activate();
 		Finish();
-		const TCHAR* Mismatch = TEXT("Astral Query: dimension mismatch: astral_index_query: query has 2 values, index dimension is 4");
+		const TCHAR* Mismatch = TEXT("Astral Find Nearest: the vector has 2 floats, not the index's dimension 4");
 		Expect(Bad.Failed == 1 && Bad.Error == Mismatch, "a short vector fails with exactly the message Astral.Functional.AsyncQuery expects");
 		const TArray<FString> MismatchLog = TakeLog();
-		Expect(MismatchLog.Num() == 1 && MismatchLog[0] == FString(TEXT("LogAstral: Warning: ")) + Mismatch, "logged once, as that warning (read on the worker, where it failed)");
+		Expect(MismatchLog.Num() == 1 && MismatchLog[0] == FString(TEXT("LogAstral: Warning: ")) + Mismatch, "logged once, as that warning");
+
+		// A library failure's message is read on the worker, where it happened.
+		FQueryOutcome NonFinite;
+		UAstralAsyncQuery* Nan = UAstralAsyncQuery::FindNearestAsync(nullptr, Index, { std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f }, FAstralQueryFilter(), 3);
+		Bind(Nan, NonFinite);
+		Nan->Activate();
+		Finish();
+		const TCHAR* NanMessage = TEXT("Astral Find Nearest: non-finite value: astral_index_query_ex: astral: non-finite value: query holds NaN or Inf");
+		Expect(NonFinite.Failed == 1 && NonFinite.Error == NanMessage, "a NaN fails with libastral's message, read on the worker");
+		if (NonFinite.Error != NanMessage)
+		{
+			std::printf("  got \"%s\"\n", Utf8(NonFinite.Error).c_str());
+		}
+		TakeLog();
 		if (Bad.Error != Mismatch)
 		{
 			std::printf("  got \"%s\"\n", Utf8(Bad.Error).c_str());
@@ -238,29 +270,44 @@ int main(int argc, char** argv)
 	}
 
 	{
-		std::printf("== Add Batch, Query Batch, Save and Load (Async)\n");
+		std::printf("== Add Memories, Find Nearest (Batch), Save and Load (Async), with filters and payloads\n");
 		int32 Done = 0;
 		FString AsyncError;
 		HoldTasks(true);
-		UAstralAsyncAddBatch* Add = UAstralAsyncAddBatch::AddBatchAsync(nullptr, Index, { 14 }, QueryVector);
+		FAstralMemory Fourteen = MakeMemory(14, QueryVector, TEXT("fourteen"));
+		Fourteen.Tags = { FName(TEXT("Near")) };
+		Fourteen.Owner = 7;
+		UAstralAsyncAddBatch* Add = UAstralAsyncAddBatch::AddMemoriesAsync(nullptr, Index, { Fourteen });
 		Add->OnCompleted.AddStubHandler([&Done](const FString&) { Done++; });
 		Add->OnFailed.AddStubHandler([&AsyncError](const FString& E) { AsyncError = E; });
 		Add->Activate();
 		CollectGarbage();
 		Finish();
-		Expect(Done == 1 && AsyncError.IsEmpty(), "Add Batch (Async) completes");
+		Expect(Done == 1 && AsyncError.IsEmpty(), "Add Memories (Async) completes");
 		TArray<FAstralResult> After;
-		UAstralBlueprintLibrary::Query(Index, QueryVector, 3, After, Error);
-		Expect(After.Num() == 3 && After[0].Id == 14, "the added vector is found first");
+		UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), After, Error);
+		Expect(After.Num() == 3 && After[0].Id == 14 && After[0].Payload == TEXT("fourteen"), "the added memory is found first, with its payload");
+		FAstralQueryFilter NearOwner7;
+		NearOwner7.Owner = 7;
+		NearOwner7.AllTags = { FName(TEXT("Near")) };
+		TArray<FAstralResult> Scoped;
+		UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 3, NearOwner7, Scoped, Error);
+		Expect(Scoped.Num() == 1 && Scoped[0].Id == 14, "its tag and owner came with it");
 
 		TArray<FAstralResult> BatchExpected;
 		TArray<int32> CountsExpected;
-		const TArray<float> Queries = { 0.0f, 1.0f, 0.1f, 0.0f, 1.0f, 0.0f, 0.0f, 0.1f };
-		UAstralBlueprintLibrary::QueryBatch(Index, Queries, 2, BatchExpected, CountsExpected, Error);
+		FAstralVector Q0;
+		Q0.Values = { 0.0f, 1.0f, 0.1f, 0.0f };
+		FAstralVector Q1;
+		Q1.Values = { 1.0f, 0.0f, 0.0f, 0.1f };
+		const TArray<FAstralVector> Queries = { Q0, Q1 };
+		FAstralQueryFilter Deny11;
+		Deny11.Deny = { 11 };
+		UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 2, Deny11, BatchExpected, CountsExpected, Error);
 		TArray<FAstralResult> BatchResults;
 		TArray<int32> BatchCounts;
 		HoldTasks(true);
-		UAstralAsyncQueryBatch* Batch = UAstralAsyncQueryBatch::QueryBatchAsync(nullptr, Index, Queries, 2);
+		UAstralAsyncQueryBatch* Batch = UAstralAsyncQueryBatch::FindNearestBatchAsync(nullptr, Index, Queries, Deny11, 2);
 		Batch->OnCompleted.AddStubHandler([&](const TArray<FAstralResult>& R, const TArray<int32>& C, const FString&)
 		{
 			BatchResults = R;
@@ -270,7 +317,8 @@ int main(int argc, char** argv)
 		CollectGarbage();
 		Finish();
 		Expect(SameResults(BatchResults, BatchExpected) && BatchCounts.Num() == 2 && BatchCounts[0] == CountsExpected[0] && BatchCounts[1] == CountsExpected[1],
-			"Query Batch (Async) equals Query Batch");
+			"Find Nearest (Batch, Async) equals Find Nearest (Batch), filter and payloads included");
+		Expect(BatchResults.Num() == 4 && BatchResults[0].Id != 11 && BatchResults[1].Id != 11, "the deny list held");
 
 		Done = 0;
 		HoldTasks(true);
@@ -294,7 +342,7 @@ int main(int argc, char** argv)
 		if (Loaded != nullptr)
 		{
 			TArray<FAstralResult> Reloaded;
-			UAstralBlueprintLibrary::Query(Loaded, QueryVector, 3, Reloaded, Error);
+			UAstralBlueprintLibrary::FindNearest(Loaded, QueryVector, 3, FAstralQueryFilter(), Reloaded, Error);
 			Expect(SameResults(Reloaded, After), "the loaded index answers as the saved one");
 		}
 

@@ -1,5 +1,5 @@
-// The Astral runtime module: Blueprint library, async query node, settings
-// and Automation tests over libastral.
+// The Astral runtime module: Blueprint library, async nodes, the thread-safe
+// FAstralNativeIndex, settings and Automation tests over libastral.
 
 using UnrealBuildTool;
 
@@ -15,6 +15,9 @@ public class AstralPlugin : ModuleRules
 			"CoreUObject",
 			"Engine",
 			"DeveloperSettings",
+			// An engine module, not a plugin: nothing to enable in the .uplugin.
+			// Public because AstralTypes.h holds FGameplayTagContainer fields.
+			"GameplayTags",
 		});
 
 		PrivateDependencyModuleNames.AddRange(new string[]

@@ -45,7 +45,14 @@ THIRD_PARTY_INCLUDES_END
 	X(astral_index_get_payload) \
 	X(astral_index_get_attributes) \
 	X(astral_index_query_ex) \
-	X(astral_index_query_batch_ex)
+	X(astral_index_query_batch_ex) \
+	X(astral_index_upsert) \
+	X(astral_index_contains) \
+	X(astral_index_clear) \
+	X(astral_index_get_vector) \
+	X(astral_index_set_tag_name) \
+	X(astral_index_get_tag_name) \
+	X(astral_index_find_tag)
 
 /** The table: one pointer per function, named as in astral.h. */
 struct FAstralApi

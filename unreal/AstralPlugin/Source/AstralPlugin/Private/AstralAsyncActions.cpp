@@ -1,5 +1,6 @@
 #include "AstralAsyncActions.h"
 
+#include "AstralApi.h"
 #include "AstralBlueprintHelpers.h"
 #include "AstralIndex.h"
 #include "AstralNativeIndex.h"
@@ -8,12 +9,11 @@
 
 using namespace UE::Astral::BlueprintLibrary;
 
-UAstralAsyncAddBatch* UAstralAsyncAddBatch::AddBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<int64>& Ids, const TArray<float>& Vectors)
+UAstralAsyncAddBatch* UAstralAsyncAddBatch::AddMemoriesAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<FAstralMemory>& Memories)
 {
 	UAstralAsyncAddBatch* Action = NewObject<UAstralAsyncAddBatch>(GetTransientPackage());
-	Action->PendingIndex = GetNative(Index, TEXT("Add Batch (Async)"), Action->InputError);
-	Action->PendingIds = Ids;
-	Action->PendingVectors = Vectors;
+	Action->PendingIndex = GetNative(Index, TEXT("Add Memories (Async)"), Action->InputError);
+	Action->PendingMemories = Memories;
 	Action->KeepAlive(WorldContextObject);
 	return Action;
 }
@@ -25,11 +25,11 @@ void UAstralAsyncAddBatch::Start()
 		FailLater<UAstralAsyncAddBatch>(MoveTemp(InputError));
 		return;
 	}
-	RunOffGameThread<UAstralAsyncAddBatch>(TEXT("AstralAddBatchAsync"),
-		[Native = MoveTemp(PendingIndex), Ids = MoveTemp(PendingIds), Vectors = MoveTemp(PendingVectors)]()
+	RunOffGameThread<UAstralAsyncAddBatch>(TEXT("AstralAddMemoriesAsync"),
+		[Native = MoveTemp(PendingIndex), Memories = MoveTemp(PendingMemories)]()
 		{
 			FString Error;
-			const bool bSuccess = Native->Add(ToNativeIds(Ids), Vectors, Error);
+			const bool bSuccess = Native->AddMemories(Memories.GetData(), Memories.Num(), false, TEXT("Add Memories (Async)"), Error);
 			return TUniqueFunction<void(UAstralAsyncAddBatch&)>([bSuccess, Error = MoveTemp(Error)](UAstralAsyncAddBatch& Action)
 			{
 				Action.Finish(bSuccess, Error);
@@ -47,12 +47,15 @@ void UAstralAsyncAddBatch::Finish(bool bSuccess, const FString& Error)
 	SetReadyToDestroy();
 }
 
-UAstralAsyncQueryBatch* UAstralAsyncQueryBatch::QueryBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Queries, int32 K)
+UAstralAsyncQueryBatch* UAstralAsyncQueryBatch::FindNearestBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index,
+	const TArray<FAstralVector>& Queries, const FAstralQueryFilter& Filter, int32 K, bool bIncludePayloads)
 {
 	UAstralAsyncQueryBatch* Action = NewObject<UAstralAsyncQueryBatch>(GetTransientPackage());
-	Action->PendingIndex = GetNative(Index, TEXT("Query Batch (Async)"), Action->InputError);
+	Action->PendingIndex = GetNative(Index, TEXT("Find Nearest (Batch, Async)"), Action->InputError);
 	Action->PendingQueries = Queries;
+	Action->PendingFilter = Filter;
 	Action->PendingK = K;
+	Action->bPendingIncludePayloads = bIncludePayloads;
 	Action->KeepAlive(WorldContextObject);
 	return Action;
 }
@@ -64,13 +67,14 @@ void UAstralAsyncQueryBatch::Start()
 		FailLater<UAstralAsyncQueryBatch>(MoveTemp(InputError));
 		return;
 	}
-	RunOffGameThread<UAstralAsyncQueryBatch>(TEXT("AstralQueryBatchAsync"),
-		[Native = MoveTemp(PendingIndex), Queries = MoveTemp(PendingQueries), K = PendingK]()
+	RunOffGameThread<UAstralAsyncQueryBatch>(TEXT("AstralFindNearestBatchAsync"),
+		[Native = MoveTemp(PendingIndex), Queries = MoveTemp(PendingQueries), Filter = MoveTemp(PendingFilter), K = PendingK,
+			bIncludePayloads = bPendingIncludePayloads]()
 		{
 			TArray<FAstralResult> Results;
 			TArray<int32> Counts;
 			FString Error;
-			const bool bSuccess = Native->QueryBatch(Queries, K, Results, Counts, Error);
+			const bool bSuccess = Native->FindNearestBatch(Queries, K, Filter, bIncludePayloads, Results, Counts, Error);
 			return TUniqueFunction<void(UAstralAsyncQueryBatch&)>(
 				[bSuccess, Results = MoveTemp(Results), Counts = MoveTemp(Counts), Error = MoveTemp(Error)](UAstralAsyncQueryBatch& Action)
 				{

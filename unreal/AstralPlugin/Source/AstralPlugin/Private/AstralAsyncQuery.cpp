@@ -1,17 +1,21 @@
 #include "AstralAsyncQuery.h"
 
+#include "AstralApi.h"
 #include "AstralBlueprintHelpers.h"
 #include "AstralIndex.h"
 #include "AstralNativeIndex.h"
 #include "CoreGlobals.h"
 #include "UObject/Package.h"
 
-UAstralAsyncQuery* UAstralAsyncQuery::QueryAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Vector, int32 K)
+UAstralAsyncQuery* UAstralAsyncQuery::FindNearestAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Vector,
+	const FAstralQueryFilter& Filter, int32 K, bool bIncludePayloads)
 {
 	UAstralAsyncQuery* Action = NewObject<UAstralAsyncQuery>(GetTransientPackage());
-	Action->PendingIndex = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Query (Async)"), Action->InputError);
+	Action->PendingIndex = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest (Async)"), Action->InputError);
 	Action->PendingVector = Vector;
+	Action->PendingFilter = Filter;
 	Action->PendingK = K;
+	Action->bPendingIncludePayloads = bIncludePayloads;
 	Action->KeepAlive(WorldContextObject);
 	return Action;
 }
@@ -25,13 +29,14 @@ void UAstralAsyncQuery::Start()
 	}
 	// The task holds its own reference to the native index; this object only
 	// sees the outcome, through the weak handle RunOffGameThread keeps.
-	RunOffGameThread<UAstralAsyncQuery>(TEXT("AstralQueryAsync"),
-		[Native = MoveTemp(PendingIndex), Vector = MoveTemp(PendingVector), K = PendingK]()
+	RunOffGameThread<UAstralAsyncQuery>(TEXT("AstralFindNearestAsync"),
+		[Native = MoveTemp(PendingIndex), Vector = MoveTemp(PendingVector), Filter = MoveTemp(PendingFilter), K = PendingK,
+			bIncludePayloads = bPendingIncludePayloads]()
 		{
 			TArray<FAstralResult> Results;
 			FString Error;
-			// The failure message is per thread: Query reads it here, on the worker.
-			const bool bSuccess = Native->Query(Vector, K, Results, Error);
+			// The failure message is per thread: FindNearest reads it here, on the worker.
+			const bool bSuccess = Native->FindNearest(Vector, K, Filter, bIncludePayloads, Results, Error);
 			return TUniqueFunction<void(UAstralAsyncQuery&)>([bSuccess, Results = MoveTemp(Results), Error = MoveTemp(Error)](UAstralAsyncQuery& Action)
 			{
 				Action.Finish(bSuccess, Results, Error);

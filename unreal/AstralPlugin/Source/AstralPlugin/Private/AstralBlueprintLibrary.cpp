@@ -1,5 +1,6 @@
 #include "AstralBlueprintLibrary.h"
 
+#include "AstralApi.h"
 #include "AstralBlueprintHelpers.h"
 #include "AstralIndex.h"
 #include "AstralNativeIndex.h"
@@ -10,7 +11,7 @@
 
 namespace UE::Astral::BlueprintLibrary
 {
-	/** The native index behind Index, or null with OutError set. */
+	/** The native index behind Index, or null with OutError set. Game thread. */
 	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> GetNative(const UAstralIndex* Index, const TCHAR* Node, FString& OutError)
 	{
 		if (Index == nullptr)
@@ -21,7 +22,9 @@ namespace UE::Astral::BlueprintLibrary
 		TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative();
 		if (!Native.IsValid())
 		{
-			Fail(OutError, FString::Printf(TEXT("Astral %s: Index was not made by Create Index or a Load Index node"), Node));
+			Fail(OutError, Index->IsReleased()
+				? FString::Printf(TEXT("Astral %s: Index was released (Release Index)"), Node)
+				: FString::Printf(TEXT("Astral %s: Index was not made by Create Index or a Load Index node"), Node));
 		}
 		return Native;
 	}
@@ -74,97 +77,37 @@ namespace UE::Astral::BlueprintLibrary
 		return Native;
 	}
 
-	static uint32 ToNativeMetric(EAstralMetric Metric)
-	{
-		switch (Metric)
-		{
-		case EAstralMetric::Dot:
-			return ASTRAL_METRIC_DOT;
-		case EAstralMetric::L2:
-			return ASTRAL_METRIC_L2;
-		case EAstralMetric::Cosine:
-		default:
-			return ASTRAL_METRIC_COSINE;
-		}
-	}
+}
 
-	static uint32 ToNativeStorage(EAstralStorage Storage)
-	{
-		switch (Storage)
-		{
-		case EAstralStorage::E4M3:
-			return ASTRAL_STORAGE_E4M3;
-		case EAstralStorage::Int8:
-			return ASTRAL_STORAGE_INT8;
-		case EAstralStorage::F16:
-			return ASTRAL_STORAGE_F16;
-		case EAstralStorage::F32:
-			return ASTRAL_STORAGE_F32;
-		case EAstralStorage::E5M2:
-		default:
-			return ASTRAL_STORAGE_E5M2;
-		}
-	}
 
-	/** 0 for None: the index keeps no second copy. */
-	static uint32 ToNativeRerank(EAstralRerank Rerank)
+namespace UE::Astral::BlueprintLibrary
+{
+	/** One memory from a node's pins. */
+	static FAstralMemory MakeMemory(int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
+		int64 Owner, const FString& Payload)
 	{
-		switch (Rerank)
-		{
-		case EAstralRerank::F16:
-			return ASTRAL_STORAGE_F16;
-		case EAstralRerank::F32:
-			return ASTRAL_STORAGE_F32;
-		case EAstralRerank::None:
-		default:
-			return 0;
-		}
-	}
-
-	static uint32 ToNativeKind(EAstralIndexKind Kind)
-	{
-		switch (Kind)
-		{
-		case EAstralIndexKind::Flat:
-			return ASTRAL_KIND_FLAT;
-		case EAstralIndexKind::Hnsw:
-			return ASTRAL_KIND_HNSW;
-		case EAstralIndexKind::Auto:
-		default:
-			return ASTRAL_KIND_AUTO;
-		}
+		FAstralMemory Memory;
+		Memory.Id = Id;
+		Memory.Vector = Vector;
+		Memory.Tags = Tags;
+		Memory.GameplayTags = GameplayTags;
+		Memory.Owner = Owner;
+		Memory.Payload = Payload;
+		return Memory;
 	}
 }
 
-bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error,
-	EAstralStorage Storage, EAstralRerank Rerank, int32 RerankFactor)
+bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Index = nullptr;
 	Error.Reset();
-	// libastral checks the range too; a negative value must not wrap to a valid one.
-	if (Dimension < 1 || Dimension > ASTRAL_MAX_DIMENSION)
+	FAstralIndexOptions Resolved = Options;
+	if (Resolved.FlatLimitMiB == 0)
 	{
-		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Create Index: Dimension is %d, not 1 to %d"), Dimension, ASTRAL_MAX_DIMENSION));
+		Resolved.FlatLimitMiB = FMath::Max(0, GetDefault<UAstralSettings>()->FlatLimitMiB);
 	}
-
-	// The factor only means something with a copy: the node's default 4 must
-	// not make an index without one fail.
-	const bool bRerank = Rerank != EAstralRerank::None;
-	if (bRerank && (RerankFactor < 0 || RerankFactor > static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR)))
-	{
-		return UE::Astral::Fail(Error, FString::Printf(TEXT("Astral Create Index: Rerank Factor is %d, not 1 to %d (0 for %d)"),
-			RerankFactor, static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR), static_cast<int32>(ASTRAL_DEFAULT_RERANK_FACTOR)));
-	}
-
-	AstralIndexOptions Options = astral::IndexOptions(static_cast<uint32>(Dimension))
-		.metric(ToNativeMetric(Metric))
-		.kind(ToNativeKind(Kind))
-		.storage(ToNativeStorage(Storage))
-		.rerank(ToNativeRerank(Rerank), bRerank ? static_cast<uint32>(RerankFactor) : 0u)
-		.flat_limit_bytes(static_cast<uint64_t>(FMath::Max(0, GetDefault<UAstralSettings>()->FlatLimitMiB)) << 20);
-
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::Create(Options, Error);
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::Create(Dimension, Resolved, Error);
 	if (!Native.IsValid())
 	{
 		return false;
@@ -173,74 +116,169 @@ bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, EAstralMetric Metric,
 	return true;
 }
 
-bool UAstralBlueprintLibrary::Add(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error)
+bool UAstralBlueprintLibrary::AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error)
 {
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add"), Error);
-	if (!Native.IsValid())
-	{
-		return false;
-	}
-	return Native->Add(static_cast<uint64_t>(Id), Vector, Error);
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Vector"), Error);
+	return Native.IsValid() && Native->Add(static_cast<uint64_t>(Id), Vector, Error);
 }
 
-bool UAstralBlueprintLibrary::AddBatch(UAstralIndex* Index, const TArray<int64>& Ids, const TArray<float>& Vectors, FString& Error)
+bool UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
+	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
 {
+	using namespace UE::Astral::BlueprintLibrary;
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Batch"), Error);
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, TEXT("Add Memory"), Error);
 	if (!Native.IsValid())
 	{
 		return false;
 	}
-	return Native->Add(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Vectors, Error);
+	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
+	return Native->AddMemories(&Memory, 1, false, TEXT("Add Memory"), Error);
 }
 
-bool UAstralBlueprintLibrary::Remove(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error)
+bool UAstralBlueprintLibrary::AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error)
 {
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove"), Error);
-	if (!Native.IsValid())
-	{
-		return false;
-	}
-	return Native->Remove(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Error);
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Memories"), Error);
+	return Native.IsValid() && Native->AddMemories(Memories.GetData(), Memories.Num(), false, TEXT("Add Memories"), Error);
 }
 
-bool UAstralBlueprintLibrary::Query(UAstralIndex* Index, const TArray<float>& Vector, int32 K, TArray<FAstralResult>& Results, FString& Error)
+bool UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
+	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
 {
-	Results.Reset();
+	using namespace UE::Astral::BlueprintLibrary;
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Query"), Error);
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, TEXT("Upsert Memory"), Error);
 	if (!Native.IsValid())
 	{
 		return false;
 	}
-	return Native->Query(Vector, K, Results, Error);
+	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
+	return Native->AddMemories(&Memory, 1, true, TEXT("Upsert Memory"), Error);
 }
 
-bool UAstralBlueprintLibrary::QueryBatch(UAstralIndex* Index, const TArray<float>& Queries, int32 K, TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error)
+bool UAstralBlueprintLibrary::SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error)
 {
-	Results.Reset();
-	Counts.Reset();
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Query Batch"), Error);
-	if (!Native.IsValid())
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Set Memory Tags"), Error);
+	return Native.IsValid() && Native->SetTags(static_cast<uint64_t>(Id), Tags, GameplayTags, Error);
+}
+
+bool UAstralBlueprintLibrary::DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Define Tag"), Error);
+	return Native.IsValid() && Native->DefineTag(Name, Bit, Error);
+}
+
+bool UAstralBlueprintLibrary::RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove Memory"), Error);
+	return Native.IsValid() && Native->Remove(static_cast<uint64_t>(Id), Error);
+}
+
+bool UAstralBlueprintLibrary::RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove Memories"), Error);
+	return Native.IsValid() && Native->Remove(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Error);
+}
+
+bool UAstralBlueprintLibrary::ClearIndex(UAstralIndex* Index, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Clear Index"), Error);
+	return Native.IsValid() && Native->Clear(Error);
+}
+
+bool UAstralBlueprintLibrary::ReleaseIndex(UAstralIndex* Index, FString& Error)
+{
+	Error.Reset();
+	if (!UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Release Index"), Error).IsValid())
 	{
 		return false;
 	}
-	return Native->QueryBatch(Queries, K, Results, Counts, Error);
+	Index->Release();
+	return true;
+}
+
+int64 UAstralBlueprintLibrary::GetMemoryCount(UAstralIndex* Index)
+{
+	FString Error;
+	int64 Count = 0;
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Memory Count"), Error);
+	return Native.IsValid() && Native->Count(Count, Error) ? Count : 0;
+}
+
+bool UAstralBlueprintLibrary::ContainsMemory(UAstralIndex* Index, int64 Id)
+{
+	FString Error;
+	bool bContains = false;
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Contains Memory"), Error);
+	return Native.IsValid() && Native->Contains(static_cast<uint64_t>(Id), bContains, Error) && bContains;
+}
+
+bool UAstralBlueprintLibrary::GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error)
+{
+	Vector.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Memory Vector"), Error);
+	return Native.IsValid() && Native->GetVector(static_cast<uint64_t>(Id), Vector, Error);
+}
+
+bool UAstralBlueprintLibrary::GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error)
+{
+	Payload.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Memory Payload"), Error);
+	return Native.IsValid() && Native->GetPayload(static_cast<uint64_t>(Id), Payload, Error);
 }
 
 bool UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error)
 {
 	Stats = FAstralStats();
 	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Stats"), Error);
-	if (!Native.IsValid())
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Index Stats"), Error);
+	return Native.IsValid() && Native->GetStats(Stats, Error);
+}
+
+int64 UAstralBlueprintLibrary::MakeOwnerKey(const UObject* Object)
+{
+	if (Object == nullptr)
 	{
-		return false;
+		return 0;
 	}
-	return Native->GetStats(Stats, Error);
+	// FNV-1a over the path's UTF-8: the same bytes give the same key on every
+	// platform and in every session.
+	const FTCHARToUTF8 Path(*Object->GetPathName());
+	uint64 Hash = 14695981039346656037ull;
+	for (int32 Byte = 0; Byte < Path.Length(); ++Byte)
+	{
+		Hash = (Hash ^ static_cast<uint8>(Path.Get()[Byte])) * 1099511628211ull;
+	}
+	// 0 means "no owner" to every filter.
+	return static_cast<int64>(Hash != 0 ? Hash : 1);
+}
+
+bool UAstralBlueprintLibrary::FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
+	TArray<FAstralResult>& Results, FString& Error, bool bIncludePayloads)
+{
+	Results.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest"), Error);
+	return Native.IsValid() && Native->FindNearest(Vector, K, Filter, bIncludePayloads, Results, Error);
+}
+
+bool UAstralBlueprintLibrary::FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
+	TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error, bool bIncludePayloads)
+{
+	Results.Reset();
+	Counts.Reset();
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest (Batch)"), Error);
+	return Native.IsValid() && Native->FindNearestBatch(Queries, K, Filter, bIncludePayloads, Results, Counts, Error);
 }
 
 bool UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error)

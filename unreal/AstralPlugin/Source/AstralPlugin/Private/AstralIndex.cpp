@@ -10,8 +10,16 @@ int32 UAstralIndex::GetDimension() const
 void UAstralIndex::Initialize(const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe>& InNative)
 {
 	// One native index per object, for its whole life.
-	check(!Native.IsValid());
+	check(!Native.IsValid() && !bReleased);
 	Native = InNative;
+}
+
+void UAstralIndex::Release()
+{
+	// Async nodes still running hold their own reference: the native index
+	// goes when the last of them ends.
+	Native.Reset();
+	bReleased = true;
 }
 
 void UAstralIndex::BeginDestroy()

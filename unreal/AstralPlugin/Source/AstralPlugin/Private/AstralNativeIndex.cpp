@@ -1,26 +1,15 @@
 #include "AstralNativeIndex.h"
 
+#include "AstralApi.h"
 #include "Async/Async.h"
+#include "Misc/ScopeLock.h"
 #include "Tasks/Task.h"
 
-#include <cstddef>
-
-// Query results are written by libastral straight into TArray<FAstralResult>:
-// the two layouts must match. (Id is read back as int64, the same 64 bits.)
-static_assert(sizeof(FAstralResult) == sizeof(AstralResult), "FAstralResult must match AstralResult");
-static_assert(alignof(FAstralResult) == alignof(AstralResult), "FAstralResult must match AstralResult");
-static_assert(offsetof(FAstralResult, Id) == offsetof(AstralResult, id), "FAstralResult must match AstralResult");
-static_assert(offsetof(FAstralResult, Score) == offsetof(AstralResult, score), "FAstralResult must match AstralResult");
 // Query counts are written as uint32 into TArray<int32>; they never exceed ASTRAL_MAX_K.
 static_assert(sizeof(int32) == sizeof(uint32_t), "counts are 32-bit");
 
 namespace UE::Astral::NativeIndex
 {
-	static AstralResult* AsNativeResults(FAstralResult* Results)
-	{
-		return reinterpret_cast<AstralResult*>(Results);
-	}
-
 	/** The index Fill makes (create or a load), or null with OutError set. */
 	template <typename FFill>
 	static TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Make(const TCHAR* What, FString& OutError, FFill&& Fill)
@@ -41,6 +30,11 @@ namespace UE::Astral::NativeIndex
 		return MakeShared<FAstralNativeIndex, ESPMode::ThreadSafe>(MoveTemp(Made));
 	}
 
+	static bool Check(AstralStatus Status, const TCHAR* What, FString& OutError)
+	{
+		return Status == ASTRAL_OK ? true : Fail(OutError, DescribeFailure(What, Status));
+	}
+
 	static bool CheckK(int32 K, const TCHAR* What, FString& OutError)
 	{
 		if (K < 1 || K > ASTRAL_MAX_K)
@@ -49,18 +43,133 @@ namespace UE::Astral::NativeIndex
 		}
 		return true;
 	}
+
+	static uint32 ToNativeMetric(EAstralMetric Metric)
+	{
+		switch (Metric)
+		{
+		case EAstralMetric::Dot:
+			return ASTRAL_METRIC_DOT;
+		case EAstralMetric::L2:
+			return ASTRAL_METRIC_L2;
+		case EAstralMetric::Cosine:
+		default:
+			return ASTRAL_METRIC_COSINE;
+		}
+	}
+
+	static uint32 ToNativeStorage(EAstralStorage Storage)
+	{
+		switch (Storage)
+		{
+		case EAstralStorage::E4M3:
+			return ASTRAL_STORAGE_E4M3;
+		case EAstralStorage::Int8:
+			return ASTRAL_STORAGE_INT8;
+		case EAstralStorage::F16:
+			return ASTRAL_STORAGE_F16;
+		case EAstralStorage::F32:
+			return ASTRAL_STORAGE_F32;
+		case EAstralStorage::E5M2:
+		default:
+			return ASTRAL_STORAGE_E5M2;
+		}
+	}
+
+	/** 0 for None: the index keeps no second copy. */
+	static uint32 ToNativeRerank(EAstralRerank Rerank)
+	{
+		switch (Rerank)
+		{
+		case EAstralRerank::F16:
+			return ASTRAL_STORAGE_F16;
+		case EAstralRerank::F32:
+			return ASTRAL_STORAGE_F32;
+		case EAstralRerank::None:
+		default:
+			return 0;
+		}
+	}
+
+	static uint32 ToNativeKind(EAstralIndexKind Kind)
+	{
+		switch (Kind)
+		{
+		case EAstralIndexKind::Flat:
+			return ASTRAL_KIND_FLAT;
+		case EAstralIndexKind::Hnsw:
+			return ASTRAL_KIND_HNSW;
+		case EAstralIndexKind::Auto:
+		default:
+			return ASTRAL_KIND_AUTO;
+		}
+	}
+
+	/** A Blueprint int32 setting that must not be negative (libastral checks the upper bounds). */
+	static bool NonNegative(int32 Value, const TCHAR* Name, FString& OutError)
+	{
+		if (Value < 0)
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral Create Index: %s is %d, below 0"), Name, Value));
+		}
+		return true;
+	}
+
+	/** Payload bytes as text: libastral stores what Add wrote, UTF-8. */
+	static FString PayloadText(const unsigned char* Bytes, size_t Size)
+	{
+		if (Size == 0)
+		{
+			return FString();
+		}
+		const FUTF8ToTCHAR Text(reinterpret_cast<const ANSICHAR*>(Bytes), static_cast<int32>(Size));
+		return FString(Text.Length(), Text.Get());
+	}
 }
 
 FAstralNativeIndex::FAstralNativeIndex(astral::Index&& InIndex)
-	: Index(MoveTemp(InIndex))
+	: Index(new astral::Index(MoveTemp(InIndex)))
 {
-	check(Index.valid());
+	check(Index->valid());
 }
 
-TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(const AstralIndexOptions& Options, FString& OutError)
+FAstralNativeIndex::~FAstralNativeIndex()
 {
-	return UE::Astral::NativeIndex::Make(TEXT("Create Index"), OutError,
-		[&Options](astral::Index& Out) { return astral::Index::create(Options, Out); });
+	delete Index;
+}
+
+TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(int32 Dimension, const FAstralIndexOptions& Options, FString& OutError)
+{
+	using namespace UE::Astral::NativeIndex;
+	// libastral checks every range too; a negative value must not wrap to a valid one.
+	if (Dimension < 1 || Dimension > ASTRAL_MAX_DIMENSION)
+	{
+		UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Create Index: Dimension is %d, not 1 to %d"), Dimension, ASTRAL_MAX_DIMENSION));
+		return nullptr;
+	}
+	// The factor only means something with a copy: the default 4 must not
+	// make an index without one fail.
+	const bool bRerank = Options.Rerank != EAstralRerank::None;
+	if (bRerank && (Options.RerankFactor < 0 || Options.RerankFactor > static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR)))
+	{
+		UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Create Index: Rerank Factor is %d, not 1 to %d (0 for %d)"),
+			Options.RerankFactor, static_cast<int32>(ASTRAL_MAX_RERANK_FACTOR), static_cast<int32>(ASTRAL_DEFAULT_RERANK_FACTOR)));
+		return nullptr;
+	}
+	if (!NonNegative(Options.HnswM, TEXT("HNSW M"), OutError) || !NonNegative(Options.HnswEfConstruction, TEXT("HNSW Ef Construction"), OutError) ||
+		!NonNegative(Options.HnswEfSearch, TEXT("HNSW Ef Search"), OutError) || !NonNegative(Options.FlatLimitMiB, TEXT("Flat Limit MiB"), OutError))
+	{
+		return nullptr;
+	}
+
+	const AstralIndexOptions Native = astral::IndexOptions(static_cast<uint32>(Dimension))
+		.metric(ToNativeMetric(Options.Metric))
+		.kind(ToNativeKind(Options.Kind))
+		.storage(ToNativeStorage(Options.Storage))
+		.rerank(ToNativeRerank(Options.Rerank), bRerank ? static_cast<uint32>(Options.RerankFactor) : 0u)
+		.hnsw(static_cast<uint32>(Options.HnswM), static_cast<uint32>(Options.HnswEfConstruction), static_cast<uint32>(Options.HnswEfSearch))
+		.flat_limit_bytes(static_cast<uint64_t>(Options.FlatLimitMiB) << 20);
+	return Make(TEXT("Create Index"), OutError, [&Native](astral::Index& Out) { return astral::Index::create(Native, Out); });
 }
 
 TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromFile(const FString& Path, bool bVerifyInBackground, FString& OutError)
@@ -82,112 +191,483 @@ TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFrom
 
 int32 FAstralNativeIndex::GetDimension() const
 {
-	return static_cast<int32>(Index.dimension());
+	return static_cast<int32>(Index->dimension());
 }
 
 bool FAstralNativeIndex::Add(const TArray<uint64_t>& Ids, const TArray<float>& Vectors, FString& OutError)
 {
-	return AddRows(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())), Vectors, OutError);
+	const astral::Status Status = Index->add(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())),
+		astral::Span<const float>(Vectors.GetData(), static_cast<size_t>(Vectors.Num())));
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Add"), OutError);
 }
 
 bool FAstralNativeIndex::Add(uint64_t Id, const TArray<float>& Vector, FString& OutError)
 {
-	return AddRows(astral::Span<const uint64_t>(&Id, 1), Vector, OutError);
+	const astral::Status Status = Index->add(astral::Span<const uint64_t>(&Id, 1), astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())));
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Add Vector"), OutError);
 }
 
-bool FAstralNativeIndex::AddRows(astral::Span<const uint64_t> Ids, const TArray<float>& Vectors, FString& OutError)
+bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count, bool bReplace, const TCHAR* What, FString& OutError)
 {
-	const astral::Status Status = Index.add(Ids, astral::Span<const float>(Vectors.GetData(), static_cast<size_t>(Vectors.Num())));
-	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Add"), Status.code()));
+	using namespace UE::Astral;
+	check(Count >= 0 && (Memories != nullptr || Count == 0));
+	const int32 Dimension = GetDimension();
+	if (static_cast<int64>(Count) * Dimension > MAX_int32)
+	{
+		return Fail(OutError, FString::Printf(TEXT("Astral %s: %d memories of dimension %d do not fit one array; add them in smaller batches"), What, Count, Dimension));
+	}
+	TArray<uint64_t> Ids;
+	TArray<float> Vectors;
+	TArray<uint64_t> Tags;
+	TArray<uint64_t> Owners;
+	TArray<uint32_t> PayloadSizes;
+	TArray<uint8> PayloadBytes;
+	Ids.SetNumUninitialized(Count);
+	Vectors.SetNumUninitialized(Count * Dimension);
+	Tags.SetNumUninitialized(Count);
+	Owners.SetNumUninitialized(Count);
+	PayloadSizes.SetNumUninitialized(Count);
+	bool bAnyTags = false;
+	bool bAnyOwner = false;
+	bool bAnyPayload = false;
+	for (int32 Row = 0; Row < Count; ++Row)
+	{
+		const FAstralMemory& Memory = Memories[Row];
+		if (Memory.Vector.Num() != Dimension)
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: the vector of id %lld has %d floats, not the index's dimension %d"),
+				What, Memory.Id, Memory.Vector.Num(), Dimension));
+		}
+		FMemory::Memcpy(Vectors.GetData() + static_cast<int64>(Row) * Dimension, Memory.Vector.GetData(), sizeof(float) * Dimension);
+		Ids[Row] = static_cast<uint64_t>(Memory.Id);
+		uint64_t Mask = 0;
+		if (!DefineTagMask(Memory.Tags, Memory.GameplayTags, What, Mask, OutError))
+		{
+			return false;
+		}
+		Tags[Row] = Mask;
+		Owners[Row] = static_cast<uint64_t>(Memory.Owner);
+		const FTCHARToUTF8 Payload(*Memory.Payload);
+		if (Payload.Length() > ASTRAL_MAX_PAYLOAD)
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: the payload of id %lld takes %d bytes of UTF-8, more than %d"),
+				What, Memory.Id, Payload.Length(), ASTRAL_MAX_PAYLOAD));
+		}
+		PayloadSizes[Row] = static_cast<uint32_t>(Payload.Length());
+		PayloadBytes.Append(reinterpret_cast<const uint8*>(Payload.Get()), Payload.Length());
+		bAnyTags |= Mask != 0;
+		bAnyOwner |= Memory.Owner != 0;
+		bAnyPayload |= Payload.Length() > 0;
+	}
+	// Pointers into PayloadBytes only once it is whole: appending moves it.
+	TArray<const void*> Payloads;
+	if (bAnyPayload)
+	{
+		Payloads.SetNumUninitialized(Count);
+		int64 Offset = 0;
+		for (int32 Row = 0; Row < Count; ++Row)
+		{
+			Payloads[Row] = PayloadBytes.GetData() + Offset;
+			Offset += PayloadSizes[Row];
+		}
+	}
+	const auto Call = bReplace ? GApi.astral_index_upsert : GApi.astral_index_add_ex;
+	const AstralStatus Status = Call(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
+		bAnyTags ? Tags.GetData() : nullptr, bAnyOwner ? Owners.GetData() : nullptr,
+		bAnyPayload ? Payloads.GetData() : nullptr, bAnyPayload ? PayloadSizes.GetData() : nullptr);
+	return NativeIndex::Check(Status, What, OutError);
+}
+
+bool FAstralNativeIndex::SetTags(uint64_t Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& OutError)
+{
+	uint64_t Mask = 0;
+	if (!DefineTagMask(Tags, GameplayTags, TEXT("Set Memory Tags"), Mask, OutError))
+	{
+		return false;
+	}
+	const astral::Status Status = Index->set_tags(astral::Span<const uint64_t>(&Id, 1), astral::Span<const uint64_t>(&Mask, 1));
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Set Memory Tags"), OutError);
 }
 
 bool FAstralNativeIndex::Remove(const TArray<uint64_t>& Ids, FString& OutError)
 {
-	const astral::Status Status = Index.remove(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())));
-	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Remove"), Status.code()));
+	const astral::Status Status = Index->remove(astral::Span<const uint64_t>(Ids.GetData(), static_cast<size_t>(Ids.Num())));
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Remove Memories"), OutError);
 }
 
-bool FAstralNativeIndex::Query(const TArray<float>& Vector, int32 K, TArray<FAstralResult>& OutResults, FString& OutError) const
+bool FAstralNativeIndex::Remove(uint64_t Id, FString& OutError)
 {
-	OutResults.Reset();
-	if (!UE::Astral::NativeIndex::CheckK(K, TEXT("Query"), OutError))
+	const astral::Status Status = Index->remove(astral::Span<const uint64_t>(&Id, 1));
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Remove Memory"), OutError);
+}
+
+bool FAstralNativeIndex::Clear(FString& OutError)
+{
+	return UE::Astral::NativeIndex::Check(UE::Astral::GApi.astral_index_clear(Index->handle()), TEXT("Clear Index"), OutError);
+}
+
+bool FAstralNativeIndex::Contains(uint64_t Id, bool& bOutContains, FString& OutError) const
+{
+	int Found = 0;
+	const AstralStatus Status = UE::Astral::GApi.astral_index_contains(Index->handle(), Id, &Found);
+	bOutContains = Status == ASTRAL_OK && Found != 0;
+	return UE::Astral::NativeIndex::Check(Status, TEXT("Contains Memory"), OutError);
+}
+
+bool FAstralNativeIndex::Count(int64& OutCount, FString& OutError) const
+{
+	uint64_t Stored = 0;
+	const astral::Status Status = Index->count(Stored);
+	OutCount = Status ? static_cast<int64>(Stored) : 0;
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Memory Count"), OutError);
+}
+
+bool FAstralNativeIndex::GetVector(uint64_t Id, TArray<float>& OutVector, FString& OutError) const
+{
+	OutVector.SetNumUninitialized(GetDimension());
+	const AstralStatus Status = UE::Astral::GApi.astral_index_get_vector(Index->handle(), Id, OutVector.GetData(), static_cast<size_t>(OutVector.Num()));
+	if (Status != ASTRAL_OK)
 	{
-		return false;
+		OutVector.Reset();
 	}
-	OutResults.SetNumUninitialized(K);
-	uint32 Count = 0;
-	const astral::Status Status = Index.query(
-		astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())),
-		static_cast<uint32>(K),
-		astral::Span<AstralResult>(UE::Astral::NativeIndex::AsNativeResults(OutResults.GetData()), static_cast<size_t>(K)),
-		Count);
-	if (!Status)
+	return UE::Astral::NativeIndex::Check(Status, TEXT("Get Memory Vector"), OutError);
+}
+
+bool FAstralNativeIndex::GetPayload(uint64_t Id, FString& OutPayload, FString& OutError) const
+{
+	unsigned char Buffer[ASTRAL_MAX_PAYLOAD];
+	size_t Size = 0;
+	const astral::Status Status = Index->payload(Id, astral::Span<unsigned char>(Buffer, sizeof(Buffer)), Size);
+	OutPayload = Status ? UE::Astral::NativeIndex::PayloadText(Buffer, Size) : FString();
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Get Memory Payload"), OutError);
+}
+
+bool FAstralNativeIndex::DefineTag(const FName& Name, int32 Bit, FString& OutError)
+{
+	if (Name.IsNone())
 	{
-		OutResults.Reset();
-		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Query"), Status.code()));
+		return UE::Astral::Fail(OutError, TEXT("Astral Define Tag: Name is None"));
 	}
-	OutResults.SetNum(static_cast<int32>(Count), EAllowShrinking::No);
+	if (Bit < 0 || Bit >= ASTRAL_TAG_BITS)
+	{
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Define Tag: Bit is %d, not 0 to 63"), Bit));
+	}
+	const FTCHARToUTF8 Utf8Name(*Name.ToString());
+	FScopeLock Lock(&TagLock);
+	return UE::Astral::NativeIndex::Check(UE::Astral::GApi.astral_index_set_tag_name(Index->handle(), static_cast<uint32_t>(Bit), Utf8Name.Get()),
+		TEXT("Define Tag"), OutError);
+}
+
+bool FAstralNativeIndex::FindTag(const FName& Name, int32& OutBit, FString& OutError) const
+{
+	return LookupTag(Name.ToString(), TEXT("Find Tag"), OutBit, OutError);
+}
+
+bool FAstralNativeIndex::LookupTag(const FString& Name, const TCHAR* What, int32& OutBit, FString& OutError) const
+{
+	const FTCHARToUTF8 Utf8Name(*Name);
+	uint32_t Bit = 0;
+	const AstralStatus Status = UE::Astral::GApi.astral_index_find_tag(Index->handle(), Utf8Name.Get(), &Bit);
+	OutBit = Status == ASTRAL_OK ? static_cast<int32>(Bit) : -1;
+	return Status == ASTRAL_OK || Status == ASTRAL_E_NOT_FOUND || UE::Astral::NativeIndex::Check(Status, What, OutError);
+}
+
+bool FAstralNativeIndex::DefineTagMask(const TArray<FName>& Names, const FGameplayTagContainer& GameplayTags, const TCHAR* What, uint64_t& OutMask, FString& OutError)
+{
+	using namespace UE::Astral;
+	OutMask = 0;
+	const int32 Total = Names.Num() + GameplayTags.Num();
+	for (int32 Which = 0; Which < Total; ++Which)
+	{
+		const FName Name = Which < Names.Num() ? Names[Which] : GameplayTags.GetByIndex(Which - Names.Num()).GetTagName();
+		if (Name.IsNone())
+		{
+			continue;
+		}
+		const FString Text = Name.ToString();
+		int32 Bit = -1;
+		if (!LookupTag(Text, What, Bit, OutError))
+		{
+			return false;
+		}
+		if (Bit < 0)
+		{
+			// Look again under the lock: another thread may have just defined it.
+			FScopeLock Lock(&TagLock);
+			if (!LookupTag(Text, What, Bit, OutError))
+			{
+				return false;
+			}
+			for (int32 Free = 0; Bit < 0 && Free < ASTRAL_TAG_BITS; ++Free)
+			{
+				// Asked with no buffer, every bit is "too small"; the size tells a free one (0).
+				size_t Size = 0;
+				const AstralStatus Status = GApi.astral_index_get_tag_name(Index->handle(), static_cast<uint32_t>(Free), nullptr, 0, &Size);
+				if (Status != ASTRAL_OK && Status != ASTRAL_E_BUFFER_TOO_SMALL)
+				{
+					return NativeIndex::Check(Status, What, OutError);
+				}
+				if (Size == 0)
+				{
+					const FTCHARToUTF8 Utf8Name(*Text);
+					if (!NativeIndex::Check(GApi.astral_index_set_tag_name(Index->handle(), static_cast<uint32_t>(Free), Utf8Name.Get()), What, OutError))
+					{
+						return false;
+					}
+					Bit = Free;
+				}
+			}
+			if (Bit < 0)
+			{
+				return Fail(OutError, FString::Printf(TEXT("Astral %s: the tag %s is new and all 64 tags of the index are defined"), What, *Text));
+			}
+		}
+		OutMask |= uint64_t(1) << Bit;
+	}
 	return true;
 }
 
-bool FAstralNativeIndex::QueryBatch(const TArray<float>& Queries, int32 K, TArray<FAstralResult>& OutResults, TArray<int32>& OutCounts, FString& OutError) const
+bool FAstralNativeIndex::LookupTagMask(const TArray<FName>& Names, const FGameplayTagContainer& GameplayTags, const TCHAR* What, uint64_t& OutMask,
+	int32& OutUnknown, FString& OutError) const
 {
+	OutMask = 0;
+	OutUnknown = 0;
+	const int32 Total = Names.Num() + GameplayTags.Num();
+	for (int32 Which = 0; Which < Total; ++Which)
+	{
+		const FName Name = Which < Names.Num() ? Names[Which] : GameplayTags.GetByIndex(Which - Names.Num()).GetTagName();
+		int32 Bit = -1;
+		if (!Name.IsNone() && !LookupTag(Name.ToString(), What, Bit, OutError))
+		{
+			return false;
+		}
+		if (Bit < 0)
+		{
+			++OutUnknown;
+			continue;
+		}
+		OutMask |= uint64_t(1) << Bit;
+	}
+	return true;
+}
+
+namespace UE::Astral::NativeIndex
+{
+	/** A query's options with the filter's lists in native form; bMatchesNothing when a tag condition no record can meet. */
+	struct FQueryPlan
+	{
+		AstralQueryOptions Options;
+		TArray<uint64_t> Allow;
+		TArray<uint64_t> Deny;
+		bool bMatchesNothing = false;
+	};
+}
+
+bool FAstralNativeIndex::FillPayloads(TArray<FAstralResult>& Results, const TCHAR* What, FString& OutError) const
+{
+	unsigned char Buffer[ASTRAL_MAX_PAYLOAD];
+	for (FAstralResult& Result : Results)
+	{
+		size_t Size = 0;
+		const astral::Status Status = Index->payload(static_cast<uint64_t>(Result.Id), astral::Span<unsigned char>(Buffer, sizeof(Buffer)), Size);
+		// Removed since the search found it: a hit without its payload.
+		if (Status.code() == ASTRAL_E_NOT_FOUND)
+		{
+			continue;
+		}
+		if (!Status)
+		{
+			return UE::Astral::NativeIndex::Check(Status.code(), What, OutError);
+		}
+		Result.Payload = UE::Astral::NativeIndex::PayloadText(Buffer, Size);
+	}
+	return true;
+}
+
+namespace UE::Astral::NativeIndex
+{
+	/** Lookup(Names, GameplayTags, Mask, Unknown): the mask of the defined names, and how many are not. */
+	template <typename FLookup>
+	static bool PlanQuery(int32 K, const FAstralQueryFilter& Filter, const TCHAR* What, FLookup&& Lookup, FQueryPlan& Plan, FString& OutError)
+	{
+		if (!CheckK(K, What, OutError))
+		{
+			return false;
+		}
+		astral::QueryOptions Options(static_cast<uint32>(K));
+		Options.owner(static_cast<uint64_t>(Filter.Owner));
+		uint64_t Mask = 0;
+		int32 Unknown = 0;
+		if (!Lookup(Filter.AllTags, Filter.AllGameplayTags, Mask, Unknown))
+		{
+			return false;
+		}
+		// A tag no record holds: nobody holds all of them.
+		Plan.bMatchesNothing |= Unknown > 0;
+		Options.all_tags(Mask);
+		if (!Lookup(Filter.AnyTags, Filter.AnyGameplayTags, Mask, Unknown))
+		{
+			return false;
+		}
+		// Any of names none of which is defined: 0 would mean no condition.
+		Plan.bMatchesNothing |= Mask == 0 && Unknown > 0;
+		Options.any_tags(Mask);
+		if (!Lookup(Filter.NoTags, Filter.NoGameplayTags, Mask, Unknown))
+		{
+			return false;
+		}
+		Options.no_tags(Mask);
+		Plan.Deny.SetNumUninitialized(Filter.Deny.Num());
+		for (int32 I = 0; I < Filter.Deny.Num(); ++I)
+		{
+			Plan.Deny[I] = static_cast<uint64_t>(Filter.Deny[I]);
+		}
+		Options.deny(astral::Span<const uint64_t>(Plan.Deny.GetData(), static_cast<size_t>(Plan.Deny.Num())));
+		if (Filter.bUseAllowList)
+		{
+			Plan.Allow.SetNumUninitialized(Filter.Allow.Num());
+			for (int32 I = 0; I < Filter.Allow.Num(); ++I)
+			{
+				Plan.Allow[I] = static_cast<uint64_t>(Filter.Allow[I]);
+			}
+			Options.allow(astral::Span<const uint64_t>(Plan.Allow.GetData(), static_cast<size_t>(Plan.Allow.Num())));
+		}
+		Plan.Options = Options.get();
+		return true;
+	}
+
+	static void ToResults(const TArray<AstralResult>& Native, int32 From, int32 Count, TArray<FAstralResult>& Out)
+	{
+		for (int32 Hit = 0; Hit < Count; ++Hit)
+		{
+			FAstralResult Result;
+			Result.Id = static_cast<int64>(Native[From + Hit].id);
+			Result.Score = Native[From + Hit].score;
+			Out.Add(MoveTemp(Result));
+		}
+	}
+}
+
+bool FAstralNativeIndex::FindNearest(const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, bool bWithPayloads,
+	TArray<FAstralResult>& OutResults, FString& OutError) const
+{
+	using namespace UE::Astral::NativeIndex;
+	const TCHAR* What = TEXT("Find Nearest");
+	OutResults.Reset();
+	FQueryPlan Plan;
+	const auto Lookup = [this, What, &OutError](const TArray<FName>& Names, const FGameplayTagContainer& Tags, uint64_t& Mask, int32& Unknown)
+	{
+		return LookupTagMask(Names, Tags, What, Mask, Unknown, OutError);
+	};
+	if (!PlanQuery(K, Filter, What, Lookup, Plan, OutError))
+	{
+		return false;
+	}
+	if (Vector.Num() != GetDimension())
+	{
+		// libastral says the same; checked here so a query matching nothing still fails on it.
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral %s: the vector has %d floats, not the index's dimension %d"),
+			What, Vector.Num(), GetDimension()));
+	}
+	if (Plan.bMatchesNothing)
+	{
+		return true;
+	}
+	TArray<AstralResult> Native;
+	Native.SetNumUninitialized(K);
+	uint32 Count = 0;
+	const astral::Status Status = Index->query(astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())), Plan.Options,
+		astral::Span<AstralResult>(Native.GetData(), static_cast<size_t>(K)), Count);
+	if (!Status)
+	{
+		return Check(Status.code(), What, OutError);
+	}
+	OutResults.Reserve(static_cast<int32>(Count));
+	ToResults(Native, 0, static_cast<int32>(Count), OutResults);
+	if (bWithPayloads && !FillPayloads(OutResults, What, OutError))
+	{
+		OutResults.Reset();
+		return false;
+	}
+	return true;
+}
+
+bool FAstralNativeIndex::FindNearestBatch(const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter, bool bWithPayloads,
+	TArray<FAstralResult>& OutResults, TArray<int32>& OutCounts, FString& OutError) const
+{
+	using namespace UE::Astral::NativeIndex;
+	const TCHAR* What = TEXT("Find Nearest (Batch)");
 	OutResults.Reset();
 	OutCounts.Reset();
-	if (!UE::Astral::NativeIndex::CheckK(K, TEXT("Query Batch"), OutError))
+	FQueryPlan Plan;
+	const auto Lookup = [this, What, &OutError](const TArray<FName>& Names, const FGameplayTagContainer& Tags, uint64_t& Mask, int32& Unknown)
+	{
+		return LookupTagMask(Names, Tags, What, Mask, Unknown, OutError);
+	};
+	if (!PlanQuery(K, Filter, What, Lookup, Plan, OutError))
 	{
 		return false;
 	}
 	const int32 Dimension = GetDimension();
-	check(Dimension > 0); // Create and the loads both refuse dimension 0
-	if (Queries.Num() % Dimension != 0)
-	{
-		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Query Batch: %d floats are not whole queries of dimension %d"), Queries.Num(), Dimension));
-	}
-	const int32 QueryCount = Queries.Num() / Dimension;
+	const int32 QueryCount = Queries.Num();
 	const int64 Capacity = static_cast<int64>(QueryCount) * K;
-	if (Capacity > MAX_int32)
+	if (Capacity > MAX_int32 || static_cast<int64>(QueryCount) * Dimension > MAX_int32)
 	{
-		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Query Batch: %d queries x K %d results do not fit an array"), QueryCount, K));
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral %s: %d queries x K %d results do not fit an array"), What, QueryCount, K));
+	}
+	TArray<float> Rows;
+	Rows.SetNumUninitialized(QueryCount * Dimension);
+	for (int32 Query = 0; Query < QueryCount; ++Query)
+	{
+		const TArray<float>& Values = Queries[Query].Values;
+		if (Values.Num() != Dimension)
+		{
+			return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral %s: query %d has %d floats, not the index's dimension %d"),
+				What, Query, Values.Num(), Dimension));
+		}
+		FMemory::Memcpy(Rows.GetData() + static_cast<int64>(Query) * Dimension, Values.GetData(), sizeof(float) * Dimension);
+	}
+	if (Plan.bMatchesNothing || QueryCount == 0)
+	{
+		OutCounts.SetNumZeroed(QueryCount);
+		return true;
 	}
 
-	OutResults.SetNumUninitialized(static_cast<int32>(Capacity));
+	TArray<AstralResult> Native;
+	Native.SetNumUninitialized(static_cast<int32>(Capacity));
 	OutCounts.SetNumUninitialized(QueryCount);
-	const astral::Status Status = Index.query_batch(
-		astral::Span<const float>(Queries.GetData(), static_cast<size_t>(Queries.Num())),
-		static_cast<uint32>(K),
-		astral::Span<AstralResult>(UE::Astral::NativeIndex::AsNativeResults(OutResults.GetData()), static_cast<size_t>(Capacity)),
-		astral::Span<uint32_t>(reinterpret_cast<uint32_t*>(OutCounts.GetData()), static_cast<size_t>(QueryCount)));
+	uint32 LastPlan = 0;
+	const astral::Status Status = Index->query_batch(astral::Span<const float>(Rows.GetData(), static_cast<size_t>(Rows.Num())), Plan.Options,
+		astral::Span<AstralResult>(Native.GetData(), static_cast<size_t>(Capacity)),
+		astral::Span<uint32_t>(reinterpret_cast<uint32_t*>(OutCounts.GetData()), static_cast<size_t>(QueryCount)), LastPlan);
 	if (!Status)
+	{
+		OutCounts.Reset();
+		return Check(Status.code(), What, OutError);
+	}
+	// Query i's hits start at i * K; only they reach Blueprint, in turn.
+	for (int32 Query = 0; Query < QueryCount; ++Query)
+	{
+		const int32 Count = OutCounts[Query];
+		check(Count >= 0 && Count <= K);
+		ToResults(Native, Query * K, Count, OutResults);
+	}
+	if (bWithPayloads && !FillPayloads(OutResults, What, OutError))
 	{
 		OutResults.Reset();
 		OutCounts.Reset();
-		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Query Batch"), Status.code()));
+		return false;
 	}
-
-	// Query i's hits start at i * K; close the gaps (only there when fewer
-	// than K vectors are stored) so no unwritten entry reaches Blueprint.
-	int32 Written = 0;
-	for (int32 QueryIndex = 0; QueryIndex < QueryCount; ++QueryIndex)
-	{
-		const int32 Count = OutCounts[QueryIndex];
-		check(Count >= 0 && Count <= K);
-		for (int32 Hit = 0; Hit < Count; ++Hit)
-		{
-			OutResults[Written++] = OutResults[QueryIndex * K + Hit];
-		}
-	}
-	OutResults.SetNum(Written, EAllowShrinking::No);
 	return true;
 }
 
 bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) const
 {
 	AstralStats Stats;
-	const astral::Status Status = Index.stats(Stats);
+	const astral::Status Status = Index->stats(Stats);
 	if (!Status)
 	{
-		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Get Stats"), Status.code()));
+		return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Get Index Stats"), OutError);
 	}
 	OutStats.Dimension = static_cast<int32>(Stats.dimension);
 	OutStats.Count = static_cast<int64>(Stats.count);
@@ -229,6 +709,10 @@ bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) con
 	OutStats.WorkerCount = static_cast<int32>(Stats.thread_count);
 	OutStats.Bytes = static_cast<int64>(Stats.bytes);
 	OutStats.BytesPerVector = Stats.bytes_per_vector;
+	OutStats.PayloadCount = static_cast<int64>(Stats.payload_count);
+	OutStats.PayloadBytes = static_cast<int64>(Stats.payload_bytes);
+	OutStats.OwnerCount = static_cast<int64>(Stats.owner_count);
+	OutStats.TagNameCount = static_cast<int32>(Stats.tag_name_count);
 	// kernel is NUL-terminated within its array (astral.h).
 	OutStats.Kernel = UTF8_TO_TCHAR(Stats.kernel);
 	return true;
@@ -237,8 +721,8 @@ bool FAstralNativeIndex::GetStats(FAstralStats& OutStats, FString& OutError) con
 bool FAstralNativeIndex::SaveToFile(const FString& Path, FString& OutError) const
 {
 	const FTCHARToUTF8 Utf8Path(*Path);
-	const astral::Status Status = Index.save(Utf8Path.Get());
-	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Save Index To File"), Status.code()));
+	const astral::Status Status = Index->save(Utf8Path.Get());
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Save Index To File"), OutError);
 }
 
 bool FAstralNativeIndex::SaveToBytes(TArray<uint8>& OutBytes, FString& OutError) const
@@ -248,7 +732,7 @@ bool FAstralNativeIndex::SaveToBytes(TArray<uint8>& OutBytes, FString& OutError)
 	// between: each retry sizes to the new length, with room to spare.
 	constexpr int32 MaxTries = 4;
 	size_t Size = 0;
-	astral::Status Status = Index.save(astral::Span<unsigned char>(), Size);
+	astral::Status Status = Index->save(astral::Span<unsigned char>(), Size);
 	for (int32 Try = 0; Try < MaxTries && Status.code() == ASTRAL_E_BUFFER_TOO_SMALL; ++Try)
 	{
 		// Blueprint arrays are int32-sized; bigger indexes must go to a file.
@@ -259,12 +743,12 @@ bool FAstralNativeIndex::SaveToBytes(TArray<uint8>& OutBytes, FString& OutError)
 				static_cast<uint64>(Size)));
 		}
 		OutBytes.SetNumUninitialized(static_cast<int32>(Size + Spare));
-		Status = Index.save(astral::Span<unsigned char>(OutBytes.GetData(), static_cast<size_t>(OutBytes.Num())), Size);
+		Status = Index->save(astral::Span<unsigned char>(OutBytes.GetData(), static_cast<size_t>(OutBytes.Num())), Size);
 	}
 	if (!Status)
 	{
 		OutBytes.Reset();
-		return UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Save Index To Bytes"), Status.code()));
+		return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Save Index To Bytes"), OutError);
 	}
 	check(Size <= static_cast<size_t>(OutBytes.Num()));
 	OutBytes.SetNum(static_cast<int32>(Size));
@@ -273,19 +757,20 @@ bool FAstralNativeIndex::SaveToBytes(TArray<uint8>& OutBytes, FString& OutError)
 
 bool FAstralNativeIndex::Verify(FString& OutError) const
 {
-	const astral::Status Status = Index.verify_loaded();
-	return Status ? true : UE::Astral::Fail(OutError, UE::Astral::DescribeFailure(TEXT("Verify Index"), Status.code()));
+	const astral::Status Status = Index->verify_loaded();
+	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Verify Index"), OutError);
 }
 
-void FAstralNativeIndex::QueryAsync(const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe>& Self, TArray<float> Vector, int32 K, FAstralQueryCallback OnGameThread)
+void FAstralNativeIndex::FindNearestAsync(const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe>& Self, TArray<float> Vector, int32 K,
+	FAstralQueryFilter Filter, bool bWithPayloads, FAstralQueryCallback OnGameThread)
 {
-	UE::Tasks::Launch(TEXT("AstralQueryAsync"),
-		[Self, Vector = MoveTemp(Vector), K, OnGameThread = MoveTemp(OnGameThread)]() mutable
+	UE::Tasks::Launch(TEXT("AstralFindNearestAsync"),
+		[Self, Vector = MoveTemp(Vector), K, Filter = MoveTemp(Filter), bWithPayloads, OnGameThread = MoveTemp(OnGameThread)]() mutable
 		{
 			TArray<FAstralResult> Results;
 			FString Error;
-			// The failure message is per thread: Query reads it here, on the worker.
-			const bool bSuccess = Self->Query(Vector, K, Results, Error);
+			// The failure message is per thread: FindNearest reads it here, on the worker.
+			const bool bSuccess = Self->FindNearest(Vector, K, Filter, bWithPayloads, Results, Error);
 			AsyncTask(ENamedThreads::GameThread,
 				[bSuccess, Results = MoveTemp(Results), Error = MoveTemp(Error), OnGameThread = MoveTemp(OnGameThread)]() mutable
 				{

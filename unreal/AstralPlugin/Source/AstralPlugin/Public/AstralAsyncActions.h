@@ -1,5 +1,5 @@
-// The async Astral nodes besides Query (Async): Add Batch, Query Batch, Save
-// Index To File and Load Index From File, each on a worker thread with its
+// The async Astral nodes besides Find Nearest (Async): Add Memories, Find
+// Nearest (Batch), Save Index To File and Load Index From File, each on a worker thread with its
 // outcome on the game thread, so a large batch, a save with its flush to disk
 // or the load of a large file never hitches a frame.
 
@@ -18,7 +18,7 @@ DECLARE_DYNAMIC_MULTICAST_DELEGATE_OneParam(FAstralAsyncDoneDelegate, const FStr
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_ThreeParams(FAstralQueryBatchResultDelegate, const TArray<FAstralResult>&, Results, const TArray<int32>&, Counts, const FString&, Error);
 DECLARE_DYNAMIC_MULTICAST_DELEGATE_TwoParams(FAstralLoadResultDelegate, UAstralIndex*, Index, const FString&, Error);
 
-/** Add Batch (Async): Add Batch on a worker. */
+/** Add Memories (Async): Add Memories (Batch) on a worker. */
 UCLASS()
 class ASTRALPLUGIN_API UAstralAsyncAddBatch : public UAstralAsyncAction
 {
@@ -26,13 +26,15 @@ class ASTRALPLUGIN_API UAstralAsyncAddBatch : public UAstralAsyncAction
 
 public:
 	/**
-	 * Stores Ids.Num() vectors (Vectors row after row) off the game thread. All
-	 * or nothing. Queries meanwhile see the index before or after the batch.
+	 * Stores Memories (vectors with their tags, owners and payloads) off the
+	 * game thread. All or nothing. Queries meanwhile see the index before or
+	 * after the batch.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject", DisplayName = "Add Batch (Async)"))
-	static UAstralAsyncAddBatch* AddBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<int64>& Ids, const TArray<float>& Vectors);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject",
+		DisplayName = "Add Memories (Async)", Keywords = "astral insert store remember batch many"))
+	static UAstralAsyncAddBatch* AddMemoriesAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<FAstralMemory>& Memories);
 
-	/** Every vector is stored; Error is empty. */
+	/** Every memory is stored; Error is empty. */
 	UPROPERTY(BlueprintAssignable, Category = "Astral")
 	FAstralAsyncDoneDelegate OnCompleted;
 
@@ -49,12 +51,11 @@ protected:
 
 private:
 	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> PendingIndex;
-	TArray<int64> PendingIds;
-	TArray<float> PendingVectors;
+	TArray<FAstralMemory> PendingMemories;
 	FString InputError;
 };
 
-/** Query Batch (Async): Query Batch on a worker. */
+/** Find Nearest (Batch, Async): Find Nearest (Batch) on a worker. */
 UCLASS()
 class ASTRALPLUGIN_API UAstralAsyncQueryBatch : public UAstralAsyncAction
 {
@@ -62,12 +63,15 @@ class ASTRALPLUGIN_API UAstralAsyncQueryBatch : public UAstralAsyncAction
 
 public:
 	/**
-	 * Several queries (Queries row after row) in one pass, off the game thread.
-	 * Results holds every query's hits in turn, best first: Counts[i] hits for
-	 * query i, after those of the queries before it.
+	 * Find Nearest for each of Queries in one pass, off the game thread, Filter
+	 * applying to all. Results holds every query's hits in turn, best first:
+	 * Counts[i] hits for query i, after those of the queries before it.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject", DisplayName = "Query Batch (Async)"))
-	static UAstralAsyncQueryBatch* QueryBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Queries, int32 K = 10);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject",
+		DisplayName = "Find Nearest (Batch, Async)", AutoCreateRefTerm = "Filter", AdvancedDisplay = "bIncludePayloads",
+		Keywords = "astral query search knn similar batch many"))
+	static UAstralAsyncQueryBatch* FindNearestBatchAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<FAstralVector>& Queries,
+		const FAstralQueryFilter& Filter, int32 K = 10, bool bIncludePayloads = true);
 
 	/** The hits and their counts; Error is empty. */
 	UPROPERTY(BlueprintAssignable, Category = "Astral")
@@ -86,8 +90,10 @@ protected:
 
 private:
 	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> PendingIndex;
-	TArray<float> PendingQueries;
+	TArray<FAstralVector> PendingQueries;
+	FAstralQueryFilter PendingFilter;
 	int32 PendingK = 0;
+	bool bPendingIncludePayloads = true;
 	FString InputError;
 };
 
@@ -103,7 +109,8 @@ public:
 	 * relative path is under the project's Saved folder; crash-safe). Adds and
 	 * removes wait for it; queries go on. Cancel does not stop a save begun.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject", DisplayName = "Save Index To File (Async)"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject",
+		DisplayName = "Save Index To File (Async)", Keywords = "astral write store disk"))
 	static UAstralAsyncSave* SaveIndexToFileAsync(const UObject* WorldContextObject, UAstralIndex* Index, const FString& FilePath);
 
 	/** The file is whole on disk; Error is empty. */
@@ -140,7 +147,8 @@ public:
 	 * every checksum is checked here, on the worker, unless Verify In
 	 * Background. Cancelled, the loaded index is dropped.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject", DisplayName = "Load Index From File (Async)", AdvancedDisplay = "bVerifyInBackground"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject",
+		DisplayName = "Load Index From File (Async)", AdvancedDisplay = "bVerifyInBackground", Keywords = "astral read open disk"))
 	static UAstralAsyncLoad* LoadIndexFromFileAsync(const UObject* WorldContextObject, const FString& FilePath, bool bVerifyInBackground = false);
 
 	/** The new index; Error is empty. */

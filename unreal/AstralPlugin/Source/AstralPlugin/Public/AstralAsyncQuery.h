@@ -1,4 +1,4 @@
-// Query (Async): an Astral query on a worker thread, results on the game thread.
+// Find Nearest (Async): an Astral query on a worker thread, results on the game thread.
 
 #pragma once
 
@@ -26,9 +26,15 @@ class ASTRALPLUGIN_API UAstralAsyncQuery : public UAstralAsyncAction
 	GENERATED_BODY()
 
 public:
-	/** The K stored vectors nearest to Vector, best first, computed off the game thread. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject", DisplayName = "Query (Async)"))
-	static UAstralAsyncQuery* QueryAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Vector, int32 K = 10);
+	/**
+	 * The K memories nearest to Vector that pass Filter, best first, computed
+	 * off the game thread; each with its payload unless Include Payloads is off.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (BlueprintInternalUseOnly = "true", WorldContext = "WorldContextObject",
+		DisplayName = "Find Nearest (Async)", AutoCreateRefTerm = "Filter", AdvancedDisplay = "bIncludePayloads",
+		Keywords = "astral query search knn similar recall nearest neighbor"))
+	static UAstralAsyncQuery* FindNearestAsync(const UObject* WorldContextObject, UAstralIndex* Index, const TArray<float>& Vector,
+		const FAstralQueryFilter& Filter, int32 K = 10, bool bIncludePayloads = true);
 
 	/** The hits, best first; Error is empty. */
 	UPROPERTY(BlueprintAssignable, Category = "Astral")
@@ -49,7 +55,9 @@ private:
 	/** What Activate starts; the factory's parameters, kept under other names. */
 	TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> PendingIndex;
 	TArray<float> PendingVector;
+	FAstralQueryFilter PendingFilter;
 	int32 PendingK = 0;
+	bool bPendingIncludePayloads = true;
 	/** Set when the node was given no usable index. */
 	FString InputError;
 };

@@ -10,10 +10,13 @@
 class UAstralIndex;
 
 /**
- * Blueprint nodes over libastral. Bad input never crashes: a node returns
- * false, says why in Error and logs it to LogAstral. The calls are
- * thread-safe; from Blueprint they run on the game thread, so a query there
- * costs its full latency in the frame (Query (Async) runs it on a worker).
+ * Blueprint nodes over libastral. A node that can fail has True (success)
+ * and False (failure) exec pins; on failure Error says why, LogAstral logs
+ * it, and nothing crashes. Game thread only: the nodes make and read
+ * UObjects (NewObject, the index's native pointer, which BeginDestroy and
+ * Release Index reset). A query here costs its full latency in the frame;
+ * the (Async) nodes run theirs on a worker. C++ on other threads uses
+ * FAstralNativeIndex (AstralNativeIndex.h), which is thread-safe.
  */
 UCLASS()
 class ASTRALPLUGIN_API UAstralBlueprintLibrary : public UBlueprintFunctionLibrary
@@ -21,52 +24,143 @@ class ASTRALPLUGIN_API UAstralBlueprintLibrary : public UBlueprintFunctionLibrar
 	GENERATED_BODY()
 
 public:
-	/**
-	 * Makes an empty index for vectors of Dimension floats (1 to 4096).
-	 * Storage: how each component is kept (Int8 for one byte at near-F16
-	 * recall, E5M2 the default, F16/F32 when memory allows). Rerank: a second
-	 * F16 or F32 copy each query rescores its K x Rerank Factor best candidates
-	 * against (Rerank Factor 1 to 64, 0 = 4; ignored when Rerank is None).
-	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success", AdvancedDisplay = "Storage,Rerank,RerankFactor"))
-	static bool CreateIndex(int32 Dimension, EAstralMetric Metric, EAstralIndexKind Kind, UAstralIndex*& Index, FString& Error,
-		EAstralStorage Storage = EAstralStorage::E5M2, EAstralRerank Rerank = EAstralRerank::None, int32 RerankFactor = 4);
-
-	/** Stores Vector (Dimension floats) under Id. Fails if Id is already stored. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool Add(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error);
-
-	/** Stores Ids.Num() vectors; Vectors holds them row after row. All or nothing. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool AddBatch(UAstralIndex* Index, const TArray<int64>& Ids, const TArray<float>& Vectors, FString& Error);
-
-	/** Removes Ids. All or nothing: if one is not stored, none is removed. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool Remove(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error);
-
-	/** The K stored vectors nearest to Vector, best first (fewer if fewer are stored). K: 1 to 1024. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool Query(UAstralIndex* Index, const TArray<float>& Vector, int32 K, TArray<FAstralResult>& Results, FString& Error);
+	// ---- Astral|Index --------------------------------------------------
 
 	/**
-	 * Several queries in one pass over the stored vectors; Queries holds them
-	 * row after row. Results holds every query's hits in turn, best first:
-	 * Counts[i] hits for query i, after those of the queries before it.
+	 * Makes an empty index for vectors of Dimension floats (1 to 4096), built
+	 * as Options says (kind, metric, storage, rerank copy, HNSW parameters,
+	 * flat limit; Flat Limit MiB 0 takes the project settings' value).
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
-	static bool QueryBatch(UAstralIndex* Index, const TArray<float>& Queries, int32 K, TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Options",
+		Keywords = "astral new make vector memory embedding"))
+	static bool CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error);
+
+	/** Stores Vector (Dimension floats) under Id, without tags, owner or payload. Fails if Id is already stored. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral insert store embedding"))
+	static bool AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error);
+
+	/**
+	 * Stores Vector under Id with what a query can filter on and get back:
+	 * Tags and Gameplay Tags (names; a name new to the index takes its lowest
+	 * free tag bit, 64 in all), Owner (0 = none) and Payload (text returned
+	 * with each hit, up to 4,096 bytes of UTF-8). Fails if Id is already stored.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
+		AdvancedDisplay = "GameplayTags", Keywords = "astral insert store remember embedding tag owner payload"))
+	static bool AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
+		int64 Owner, const FString& Payload, FString& Error);
+
+	/** Add Memory for many at once, all or nothing: faster than one node per memory. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Add Memories (Batch)",
+		Keywords = "astral insert store remember batch many"))
+	static bool AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error);
+
+	/**
+	 * Add Memory that replaces Id if stored: vector, tags, owner and payload
+	 * change in one step, so a query never sees Id missing or half-changed.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
+		AdvancedDisplay = "GameplayTags", Keywords = "astral replace update overwrite set memory"))
+	static bool UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
+		int64 Owner, const FString& Payload, FString& Error);
+
+	/** Replaces the tags of stored Id without re-adding its vector (names as in Add Memory). */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags",
+		AdvancedDisplay = "GameplayTags", Keywords = "astral tag retag label"))
+	static bool SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error);
+
+	/**
+	 * Names tag bit Bit (0 to 63) Name, saved with the index. Optional: Add
+	 * Memory gives a new name the lowest free bit itself; define tags first to
+	 * fix their bits (e.g. to match C++ or another tool reading the file).
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral tag label name bit"))
+	static bool DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error);
+
+	/** Removes Id. Fails if it is not stored. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral delete forget erase"))
+	static bool RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error);
+
+	/** Removes Ids, all or nothing: if one is not stored, none is removed. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral delete forget erase batch many"))
+	static bool RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error);
+
+	/** Removes every memory; the index keeps its options and tag names. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral empty reset forget all"))
+	static bool ClearIndex(UAstralIndex* Index, FString& Error);
+
+	/**
+	 * Drops the index's memory now instead of at the next garbage collection;
+	 * every later node on Index fails. An async node still running on it
+	 * finishes first, and the memory goes when it ends.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral free destroy dispose unload"))
+	static bool ReleaseIndex(UAstralIndex* Index, FString& Error);
+
+	/** How many memories Index holds; 0 (and a LogAstral warning) for None or a released index. */
+	UFUNCTION(BlueprintPure, Category = "Astral|Index", meta = (DisplayName = "Memory Count", Keywords = "astral count size length num"))
+	static int64 GetMemoryCount(UAstralIndex* Index);
+
+	/** True when Id is stored; false also for None or a released index (with a LogAstral warning). */
+	UFUNCTION(BlueprintPure, Category = "Astral|Index", meta = (Keywords = "astral has find exists"))
+	static bool ContainsMemory(UAstralIndex* Index, int64 Id);
+
+	/** The vector stored under Id, as the index keeps it: normalized under Cosine, rounded to its storage. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Get Memory Vector",
+		Keywords = "astral read embedding"))
+	static bool GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error);
+
+	/** The payload stored with Id; empty if it has none. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral read text key payload"))
+	static bool GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error);
 
 	/** What the index holds and how it searches. */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Get Index Stats",
+		Keywords = "astral memory bytes kernel info"))
 	static bool GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error);
+
+	/**
+	 * An owner key for Object: a 64-bit hash (FNV-1a) of its path name,
+	 * never 0 (None gives 0). The same in every session for objects with a
+	 * fixed path (actors placed in a level, assets); not for actors spawned
+	 * at run time, whose names depend on spawn order, nor across a rename
+	 * (and Play In Editor prefixes level paths): give those a saved id instead.
+	 */
+	UFUNCTION(BlueprintPure, Category = "Astral|Index", meta = (Keywords = "astral owner key hash character npc"))
+	static int64 MakeOwnerKey(const UObject* Object);
+
+	// ---- Astral|Query --------------------------------------------------
+
+	/**
+	 * The K memories nearest to Vector that pass Filter, best first (fewer if
+	 * fewer pass); K is 1 to 1024. Each result carries its payload unless
+	 * Include Payloads is off (one library call per hit less).
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
+		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar recall nearest neighbor"))
+	static bool FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, TArray<FAstralResult>& Results,
+		FString& Error, bool bIncludePayloads = true);
+
+	/**
+	 * Find Nearest for each of Queries in one pass over the memories, Filter
+	 * applying to all. Results holds every query's hits in turn, best first:
+	 * Counts[i] hits for query i, after those of the queries before it.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
+		DisplayName = "Find Nearest (Batch)", AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar batch many"))
+	static bool FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
+		TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error, bool bIncludePayloads = true);
+
+	// ---- Astral|Persistence --------------------------------------------
 
 	/**
 	 * Writes Index to FilePath, creating its folder if needed. A relative
 	 * FilePath is under the project's Saved folder (FPaths::ProjectSavedDir()).
 	 * Crash-safe: the new file replaces the old one only once whole, so a crash
 	 * leaves one or the other. Adds and removes on other threads wait for it.
+	 * Tags, owners, payloads and tag names are saved too.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral write store disk"))
 	static bool SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error);
 
 	/**
@@ -74,7 +168,7 @@ public:
 	 * Index From Bytes reads them back. Empty on failure. Indexes over 2 GiB
 	 * do not fit an array: save those to a file.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral serialize save game"))
 	static bool SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error);
 
 	/**
@@ -88,7 +182,8 @@ public:
 	 * Verify In Background: return before the bulk of the file is checked; call
 	 * Verify Index before trusting it.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success", AdvancedDisplay = "bVerifyInBackground"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", AdvancedDisplay = "bVerifyInBackground",
+		Keywords = "astral read open disk"))
 	static bool LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground = false);
 
 	/**
@@ -96,7 +191,7 @@ public:
 	 * asset's byte array); they are copied, not kept. Damaged or truncated bytes
 	 * fail with corrupt data.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral deserialize save game"))
 	static bool LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error);
 
 	/**
@@ -105,8 +200,10 @@ public:
 	 * other node fails on that index too: drop it and load again. Any other
 	 * index was checked whole when made: true at once.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral", meta = (ReturnDisplayName = "Success"))
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral check checksum"))
 	static bool VerifyIndex(UAstralIndex* Index, FString& Error);
+
+	// ---- Astral --------------------------------------------------------
 
 	/** True when libastral is loaded and its runtime started; if false, LogAstral says why. */
 	UFUNCTION(BlueprintPure, Category = "Astral")

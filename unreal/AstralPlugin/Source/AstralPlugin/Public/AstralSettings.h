@@ -37,7 +37,7 @@ public:
 	 * also bounds the Go garbage collector's threads: at least Worker Count + 1.
 	 * 0 = the library's default: every usable CPU, or the GOMAXPROCS environment
 	 * variable the game was started with. Worker Count + 2 leaves room for one
-	 * Query (Async) beside a game-thread query.
+	 * Find Nearest (Async) beside a game-thread query.
 	 */
 	UPROPERTY(config, EditAnywhere, Category = "Threads", meta = (ClampMin = "0", ClampMax = "1024", ConfigRestartRequired = true))
 	int32 MaxGoProcs = 0;

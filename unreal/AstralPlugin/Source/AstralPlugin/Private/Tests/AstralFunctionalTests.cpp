@@ -1,6 +1,6 @@
 // Functional tests of the Blueprint nodes and the async query path:
-// add, query, remove, batches, stats, save and load, and bad input that must
-// fail cleanly.
+// add, query, remove, batches, stats, save and load, scoped queries and keys,
+// and bad input that must fail cleanly, with the exact message.
 
 #include "CoreMinimal.h"
 
@@ -13,6 +13,7 @@
 #include "HAL/PlatformTime.h"
 #include "Misc/AutomationTest.h"
 #include "Misc/Paths.h"
+#include "Tests/AstralScopedScenario.h"
 #include "Tests/AstralTestHelpers.h"
 #include "UObject/Package.h"
 
@@ -20,19 +21,46 @@
 
 namespace UE::Astral::Tests::Functional
 {
+	static TArray<float> Vec(float A, float B, float C, float D)
+	{
+		return TArray<float>({ A, B, C, D });
+	}
+
+	static FAstralIndexOptions FlatOptions()
+	{
+		FAstralIndexOptions Options;
+		Options.Kind = EAstralIndexKind::Flat;
+		return Options;
+	}
+
+	static FAstralMemory Memory(int64 Id, TArray<float> Vector)
+	{
+		FAstralMemory Made;
+		Made.Id = Id;
+		Made.Vector = MoveTemp(Vector);
+		return Made;
+	}
+
+	static FAstralVector Row(TArray<float> Values)
+	{
+		FAstralVector Made;
+		Made.Values = MoveTemp(Values);
+		return Made;
+	}
+
 	/** A 4-float index holding 10 (1,0,0,0), 11 (0,1,0,0), 12 (0,0,1,0) and 13 (0.9,0.1,0,0). */
 	static UAstralIndex* MakeSmallIndex(FAutomationTestBase& Test)
 	{
 		UAstralIndex* Index = nullptr;
 		FString Error;
-		if (!UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error))
+		if (!UAstralBlueprintLibrary::CreateIndex(4, FlatOptions(), Index, Error))
 		{
 			Test.AddError(Error);
 			return nullptr;
 		}
-		const bool bAdded = UAstralBlueprintLibrary::Add(Index, 10, { 1.0f, 0.0f, 0.0f, 0.0f }, Error)
-			&& UAstralBlueprintLibrary::Add(Index, 11, { 0.0f, 1.0f, 0.0f, 0.0f }, Error)
-			&& UAstralBlueprintLibrary::AddBatch(Index, { 12, 13 }, { 0.0f, 0.0f, 1.0f, 0.0f, 0.9f, 0.1f, 0.0f, 0.0f }, Error);
+		const bool bAdded = UAstralBlueprintLibrary::AddVector(Index, 10, Vec(1.0f, 0.0f, 0.0f, 0.0f), Error)
+			&& UAstralBlueprintLibrary::AddVector(Index, 11, Vec(0.0f, 1.0f, 0.0f, 0.0f), Error)
+			&& UAstralBlueprintLibrary::AddMemories(Index, { Memory(12, Vec(0.0f, 0.0f, 1.0f, 0.0f)), Memory(13, Vec(0.9f, 0.1f, 0.0f, 0.0f)) }, Error);
 		if (!bAdded)
 		{
 			Test.AddError(Error);
@@ -41,11 +69,19 @@ namespace UE::Astral::Tests::Functional
 		return Index;
 	}
 
-	/** Checks that a node failed, left a message containing Expected, and returned no results. */
-	static void ExpectFailure(FAutomationTestBase& Test, const TCHAR* What, bool bSucceeded, const FString& Error, const TCHAR* Expected)
+	/**
+	 * Runs Call (a node given an Error to fill) expecting it to fail with
+	 * exactly Expected, which it also logs to LogAstral once: that warning
+	 * is expected, verbatim (not as a pattern), once.
+	 */
+	template <typename FCall>
+	static void ExpectFailure(FAutomationTestBase& Test, const TCHAR* What, const FString& Expected, FCall&& Call)
 	{
+		Test.AddExpectedError(Expected, EAutomationExpectedErrorFlags::Exact, 1, false);
+		FString Error;
+		const bool bSucceeded = Call(Error);
 		Test.TestFalse(*FString::Printf(TEXT("%s fails"), What), bSucceeded);
-		Test.TestTrue(*FString::Printf(TEXT("%s says \"%s\" (got \"%s\")"), What, Expected, *Error), Error.Contains(Expected));
+		Test.TestEqual(*FString::Printf(TEXT("%s says why"), What), Error, Expected);
 	}
 
 	/** Under the project's Saved folder; each run replaces it. */
@@ -54,7 +90,7 @@ namespace UE::Astral::Tests::Functional
 	/**
 	 * Queries Expected and Actual with each stored direction, one never
 	 * stored and one in between: a saved and loaded index must give the
-	 * same ids and the same scores, bit for bit.
+	 * same ids, scores (bit for bit) and payloads.
 	 */
 	static void ExpectSameAnswers(FAutomationTestBase& Test, const TCHAR* What, UAstralIndex* Expected, UAstralIndex* Actual)
 	{
@@ -66,15 +102,15 @@ namespace UE::Astral::Tests::Functional
 			{ 0.5f, 0.3f, -0.2f, 0.1f },
 		};
 		int32 QueryIndex = 0;
-		for (const float (&Row)[4] : Queries)
+		for (const float (&Query)[4] : Queries)
 		{
-			const TArray<float> Vector(Row, 4);
+			const TArray<float> Vector(Query, 4);
 			TArray<FAstralResult> Want;
 			TArray<FAstralResult> Got;
 			FString WantError;
 			FString GotError;
-			const bool bWant = UAstralBlueprintLibrary::Query(Expected, Vector, 4, Want, WantError);
-			const bool bGot = UAstralBlueprintLibrary::Query(Actual, Vector, 4, Got, GotError);
+			const bool bWant = UAstralBlueprintLibrary::FindNearest(Expected, Vector, 4, FAstralQueryFilter(), Want, WantError);
+			const bool bGot = UAstralBlueprintLibrary::FindNearest(Actual, Vector, 4, FAstralQueryFilter(), Got, GotError);
 			if (!Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the original: %s"), What, QueryIndex, *WantError), bWant)
 				|| !Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the loaded index: %s"), What, QueryIndex, *GotError), bGot)
 				|| !Test.TestEqual(*FString::Printf(TEXT("%s: query %d, as many hits"), What, QueryIndex), Got.Num(), Want.Num()))
@@ -86,6 +122,7 @@ namespace UE::Astral::Tests::Functional
 				Test.TestEqual(*FString::Printf(TEXT("%s: query %d, hit %d, the same id"), What, QueryIndex, Hit), Got[Hit].Id, Want[Hit].Id);
 				Test.TestTrue(*FString::Printf(TEXT("%s: query %d, hit %d, the same score (%.9g, want %.9g)"), What, QueryIndex, Hit,
 					static_cast<double>(Got[Hit].Score), static_cast<double>(Want[Hit].Score)), Got[Hit].Score == Want[Hit].Score);
+				Test.TestEqual(*FString::Printf(TEXT("%s: query %d, hit %d, the same payload"), What, QueryIndex, Hit), Got[Hit].Payload, Want[Hit].Payload);
 			}
 			++QueryIndex;
 		}
@@ -112,7 +149,7 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 
 	FString Error;
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, Results, Error));
+	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error));
 	if (TestEqual(TEXT("Query returns K hits"), Results.Num(), 2))
 	{
 		TestEqual(TEXT("the nearest is the same direction"), Results[0].Id, static_cast<int64>(10));
@@ -121,11 +158,11 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 		TestTrue(TEXT("best first"), Results[0].Score >= Results[1].Score);
 	}
 
-	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, Results, Error));
+	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, FAstralQueryFilter(), Results, Error));
 	TestEqual(TEXT("as many hits as stored vectors"), Results.Num(), 4);
 
-	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::Remove(Index, { 10 }, Error));
-	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Error));
+	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::RemoveMemories(Index, { 10 }, Error));
+	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error));
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the removed id is gone"), Results[0].Id, static_cast<int64>(13));
@@ -143,15 +180,15 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 	}
 
 	// Ids keep all 64 bits through int64, negative ones too.
-	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::Add(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
-	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::Query(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, Results, Error));
+	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::AddVector(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
+	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::FindNearest(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, FAstralQueryFilter(), Results, Error));
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the negative id comes back"), Results[0].Id, static_cast<int64>(-5));
 	}
 	const int64 Largest = std::numeric_limits<int64>::max();
-	TestTrue(TEXT("Add the largest id"), UAstralBlueprintLibrary::Add(Index, Largest, { 0.0f, 0.5f, 0.5f, 0.0f }, Error));
-	TestTrue(TEXT("Remove it"), UAstralBlueprintLibrary::Remove(Index, { Largest }, Error));
+	TestTrue(TEXT("Add the largest id"), UAstralBlueprintLibrary::AddVector(Index, Largest, { 0.0f, 0.5f, 0.5f, 0.0f }, Error));
+	TestTrue(TEXT("Remove it"), UAstralBlueprintLibrary::RemoveMemories(Index, { Largest }, Error));
 	return true;
 }
 
@@ -161,6 +198,8 @@ IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralQueryBatchTest, "Astral.Functional.Query
 bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 {
 	using namespace UE::Astral::Tests;
+	using Functional::Row;
+	using Functional::Vec;
 
 	if (!RequireAstral(*this))
 	{
@@ -171,11 +210,11 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	{
 		return false;
 	}
-	const TArray<float> Queries = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f };
+	const TArray<FAstralVector> Queries = { Row(Vec(1.0f, 0.0f, 0.0f, 0.0f)), Row(Vec(0.0f, 1.0f, 0.0f, 0.0f)) };
 	TArray<FAstralResult> Results;
 	TArray<int32> Counts;
 	FString Error;
-	TestTrue(TEXT("Query Batch"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 1, Results, Counts, Error));
+	TestTrue(TEXT("Find Nearest (Batch)"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 1, FAstralQueryFilter(), Results, Counts, Error));
 	if (TestEqual(TEXT("a count per query"), Counts.Num(), 2) && TestEqual(TEXT("a hit per query"), Results.Num(), 2))
 	{
 		TestEqual(TEXT("query 0"), Results[0].Id, static_cast<int64>(10));
@@ -183,28 +222,27 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	}
 
 	// Each batch row equals the single query.
-	TestTrue(TEXT("Query Batch, K 3"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 3, Results, Counts, Error));
-	for (int32 Row = 0; Row < 2 && Counts.Num() == 2 && Results.Num() == 6; ++Row)
+	TestTrue(TEXT("Find Nearest (Batch), K 3"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 3, FAstralQueryFilter(), Results, Counts, Error));
+	for (int32 Query = 0; Query < 2 && Counts.Num() == 2 && Results.Num() == 6; ++Query)
 	{
 		TArray<FAstralResult> Single;
-		const TArray<float> Vector(Queries.GetData() + Row * 4, 4);
-		TestTrue(TEXT("Query"), UAstralBlueprintLibrary::Query(Index, Vector, 3, Single, Error));
-		TestEqual(TEXT("count"), Counts[Row], Single.Num());
+		TestTrue(TEXT("Find Nearest"), UAstralBlueprintLibrary::FindNearest(Index, Queries[Query].Values, 3, FAstralQueryFilter(), Single, Error));
+		TestEqual(TEXT("count"), Counts[Query], Single.Num());
 		for (int32 Hit = 0; Hit < Single.Num(); ++Hit)
 		{
-			TestEqual(TEXT("same id as Query"), Results[Row * 3 + Hit].Id, Single[Hit].Id);
+			TestEqual(TEXT("same id as Find Nearest"), Results[Query * 3 + Hit].Id, Single[Hit].Id);
 		}
 	}
 
 	// Fewer vectors than K: every query's hits follow each other, no gaps.
-	TestTrue(TEXT("Query Batch, K 8"), UAstralBlueprintLibrary::QueryBatch(Index, Queries, 8, Results, Counts, Error));
+	TestTrue(TEXT("Find Nearest (Batch), K 8"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 8, FAstralQueryFilter(), Results, Counts, Error));
 	if (TestEqual(TEXT("two counts"), Counts.Num(), 2))
 	{
 		TestEqual(TEXT("all four stored"), Counts[0], 4);
 		TestEqual(TEXT("hits back to back"), Results.Num(), Counts[0] + Counts[1]);
 	}
 
-	TestTrue(TEXT("an empty batch"), UAstralBlueprintLibrary::QueryBatch(Index, TArray<float>(), 5, Results, Counts, Error));
+	TestTrue(TEXT("an empty batch"), UAstralBlueprintLibrary::FindNearestBatch(Index, TArray<FAstralVector>(), 5, FAstralQueryFilter(), Results, Counts, Error));
 	TestEqual(TEXT("no counts"), Counts.Num(), 0);
 	return true;
 }
@@ -216,67 +254,126 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 {
 	using namespace UE::Astral::Tests;
 	using Functional::ExpectFailure;
+	using Functional::Memory;
+	using Functional::Row;
+	using Functional::Vec;
 
 	if (!RequireAstral(*this))
 	{
 		return false;
 	}
-	// Every failure below is logged to LogAstral as a warning, on purpose.
-	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
-
-	FString Error;
+	// Each failure below logs its message to LogAstral once: ExpectFailure
+	// expects exactly that message.
 	TArray<FAstralResult> Results;
 	TArray<int32> Counts;
 	FAstralStats Stats;
-	const TArray<float> Good = { 1.0f, 0.0f, 0.0f, 0.0f };
+	const TArray<float> Good = Vec(1.0f, 0.0f, 0.0f, 0.0f);
+	const FAstralQueryFilter All;
 
 	UAstralIndex* Made = nullptr;
-	ExpectFailure(*this, TEXT("Create Index, dimension 0"), UAstralBlueprintLibrary::CreateIndex(0, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("Dimension is 0"));
+	ExpectFailure(*this, TEXT("Create Index, dimension 0"), TEXT("Astral Create Index: Dimension is 0, not 1 to 4096"),
+		[&](FString& Error) { return UAstralBlueprintLibrary::CreateIndex(0, Functional::FlatOptions(), Made, Error); });
 	TestNull(TEXT("no index for dimension 0"), Made);
-	ExpectFailure(*this, TEXT("Create Index, dimension 4097"), UAstralBlueprintLibrary::CreateIndex(ASTRAL_MAX_DIMENSION + 1, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error), Error, TEXT("not 1 to"));
+	ExpectFailure(*this, TEXT("Create Index, dimension 4097"), TEXT("Astral Create Index: Dimension is 4097, not 1 to 4096"),
+		[&](FString& Error) { return UAstralBlueprintLibrary::CreateIndex(ASTRAL_MAX_DIMENSION + 1, Functional::FlatOptions(), Made, Error); });
+	FAstralIndexOptions NegativeM = Functional::FlatOptions();
+	NegativeM.HnswM = -1;
+	ExpectFailure(*this, TEXT("Create Index, HNSW M -1"), TEXT("Astral Create Index: HNSW M is -1, below 0"),
+		[&](FString& Error) { return UAstralBlueprintLibrary::CreateIndex(4, NegativeM, Made, Error); });
 	// HNSW is a valid kind: creating one succeeds (its search is covered by the C tests).
-	TestTrue(TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Hnsw, Made, Error));
+	FAstralIndexOptions Hnsw;
+	Hnsw.Kind = EAstralIndexKind::Hnsw;
+	Hnsw.HnswM = 8;
+	Hnsw.HnswEfSearch = 32;
+	FString Error;
+	TestTrue(TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, Hnsw, Made, Error));
 	TestNotNull(TEXT("an HNSW index"), Made);
 
-	ExpectFailure(*this, TEXT("Add to None"), UAstralBlueprintLibrary::Add(nullptr, 1, Good, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Add Batch to None"), UAstralBlueprintLibrary::AddBatch(nullptr, { 1 }, Good, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Remove from None"), UAstralBlueprintLibrary::Remove(nullptr, { 1 }, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Query None"), UAstralBlueprintLibrary::Query(nullptr, Good, 1, Results, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Query Batch on None"), UAstralBlueprintLibrary::QueryBatch(nullptr, Good, 1, Results, Counts, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Get Stats of None"), UAstralBlueprintLibrary::GetStats(nullptr, Stats, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Add Vector to None"), TEXT("Astral Add Vector: Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(nullptr, 1, Good, E); });
+	ExpectFailure(*this, TEXT("Add Memories to None"), TEXT("Astral Add Memories: Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddMemories(nullptr, { Memory(1, Good) }, E); });
+	ExpectFailure(*this, TEXT("Remove Memories from None"), TEXT("Astral Remove Memories: Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::RemoveMemories(nullptr, { 1 }, E); });
+	ExpectFailure(*this, TEXT("Find Nearest on None"), TEXT("Astral Find Nearest: Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(nullptr, Good, 1, All, Results, E); });
+	ExpectFailure(*this, TEXT("Find Nearest (Batch) on None"), TEXT("Astral Find Nearest (Batch): Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearestBatch(nullptr, { Row(Good) }, 1, All, Results, Counts, E); });
+	ExpectFailure(*this, TEXT("Get Index Stats of None"), TEXT("Astral Get Index Stats: Index is None"),
+		[&](FString& E) { return UAstralBlueprintLibrary::GetStats(nullptr, Stats, E); });
 
 	UAstralIndex* Unmade = NewObject<UAstralIndex>(GetTransientPackage());
-	ExpectFailure(*this, TEXT("Query an index not made by Create Index"), UAstralBlueprintLibrary::Query(Unmade, Good, 1, Results, Error), Error, TEXT("not made by Create Index"));
+	ExpectFailure(*this, TEXT("Find Nearest on an index not made by Create Index"), TEXT("Astral Find Nearest: Index was not made by Create Index or a Load Index node"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Unmade, Good, 1, All, Results, E); });
 
 	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
 	if (Index == nullptr)
 	{
 		return false;
 	}
-	ExpectFailure(*this, TEXT("Add a short vector"), UAstralBlueprintLibrary::Add(Index, 1, { 1.0f, 2.0f }, Error), Error, TEXT("dimension mismatch"));
-	ExpectFailure(*this, TEXT("Add an empty vector"), UAstralBlueprintLibrary::Add(Index, 1, TArray<float>(), Error), Error, TEXT("dimension mismatch"));
-	ExpectFailure(*this, TEXT("Add NaN"), UAstralBlueprintLibrary::Add(Index, 1, { std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f }, Error), Error, TEXT("non-finite"));
-	ExpectFailure(*this, TEXT("Add infinity"), UAstralBlueprintLibrary::Add(Index, 1, { std::numeric_limits<float>::infinity(), 0.0f, 0.0f, 0.0f }, Error), Error, TEXT("non-finite"));
-	ExpectFailure(*this, TEXT("Add a stored id"), UAstralBlueprintLibrary::Add(Index, 10, Good, Error), Error, TEXT("duplicate id"));
-	ExpectFailure(*this, TEXT("Add Batch, one id twice"), UAstralBlueprintLibrary::AddBatch(Index, { 20, 20 }, { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f }, Error), Error, TEXT("duplicate id"));
-	ExpectFailure(*this, TEXT("Add Batch, fewer vectors than ids"), UAstralBlueprintLibrary::AddBatch(Index, { 21, 22 }, Good, Error), Error, TEXT("dimension mismatch"));
-	ExpectFailure(*this, TEXT("Remove an id never stored"), UAstralBlueprintLibrary::Remove(Index, { 11, 999 }, Error), Error, TEXT("id not found"));
-	ExpectFailure(*this, TEXT("Query, K 0"), UAstralBlueprintLibrary::Query(Index, Good, 0, Results, Error), Error, TEXT("K is 0"));
+	ExpectFailure(*this, TEXT("Add a short vector"),
+		TEXT("Astral Add Vector: dimension mismatch: astral_index_add: astral: dimension mismatch: 2 values for 1 ids of dimension 4"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(Index, 1, { 1.0f, 2.0f }, E); });
+	ExpectFailure(*this, TEXT("Add an empty vector"),
+		TEXT("Astral Add Vector: dimension mismatch: astral_index_add: astral: dimension mismatch: 0 values for 1 ids of dimension 4"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(Index, 1, TArray<float>(), E); });
+	ExpectFailure(*this, TEXT("Add NaN"), TEXT("Astral Add Vector: non-finite value: astral_index_add: astral: non-finite value: vectors hold NaN or Inf"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(Index, 1, Vec(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f), E); });
+	ExpectFailure(*this, TEXT("Add infinity"), TEXT("Astral Add Vector: non-finite value: astral_index_add: astral: non-finite value: vectors hold NaN or Inf"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(Index, 1, Vec(std::numeric_limits<float>::infinity(), 0.0f, 0.0f, 0.0f), E); });
+	ExpectFailure(*this, TEXT("Add a stored id"), TEXT("Astral Add Vector: duplicate id: astral_index_add: astral: duplicate id: id 10 already stored"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddVector(Index, 10, Good, E); });
+	ExpectFailure(*this, TEXT("Add Memories, one id twice"),
+		TEXT("Astral Add Memories: duplicate id: astral_index_add_ex: astral: duplicate id: id 20 repeated in one Add"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddMemories(Index, { Memory(20, Good), Memory(20, Vec(0.0f, 1.0f, 0.0f, 0.0f)) }, E); });
+	ExpectFailure(*this, TEXT("Add Memories, a short vector"), TEXT("Astral Add Memories: the vector of id 22 has 2 floats, not the index's dimension 4"),
+		[&](FString& E) { return UAstralBlueprintLibrary::AddMemories(Index, { Memory(21, Good), Memory(22, { 1.0f, 0.0f }) }, E); });
+	ExpectFailure(*this, TEXT("Add Memory, a payload over 4 KiB"), TEXT("Astral Add Memory: the payload of id 23 takes 4097 bytes of UTF-8, more than 4096"),
+		[&](FString& E)
+		{
+			FString Long;
+			for (int32 Char = 0; Char < 4097; ++Char)
+			{
+				Long += TEXT("x");
+			}
+			return UAstralBlueprintLibrary::AddMemory(Index, 23, Good, TArray<FName>(), FGameplayTagContainer(), 0, Long, E);
+		});
+	ExpectFailure(*this, TEXT("Remove Memories, an id never stored"), TEXT("Astral Remove Memories: id not found: astral_index_remove: astral: id not found: id 999"),
+		[&](FString& E) { return UAstralBlueprintLibrary::RemoveMemories(Index, { 11, 999 }, E); });
+	ExpectFailure(*this, TEXT("Remove Memory, an id never stored"), TEXT("Astral Remove Memory: id not found: astral_index_remove: astral: id not found: id 999"),
+		[&](FString& E) { return UAstralBlueprintLibrary::RemoveMemory(Index, 999, E); });
+	ExpectFailure(*this, TEXT("Find Nearest, K 0"), TEXT("Astral Find Nearest: K is 0, not 1 to 1024"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 0, All, Results, E); });
 	TestEqual(TEXT("no results after a failure"), Results.Num(), 0);
-	ExpectFailure(*this, TEXT("Query, K above the limit"), UAstralBlueprintLibrary::Query(Index, Good, ASTRAL_MAX_K + 1, Results, Error), Error, TEXT("not 1 to"));
-	ExpectFailure(*this, TEXT("Query, negative K"), UAstralBlueprintLibrary::Query(Index, Good, -3, Results, Error), Error, TEXT("K is -3"));
-	ExpectFailure(*this, TEXT("Query, wrong dimension"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f }, 1, Results, Error), Error, TEXT("dimension mismatch"));
+	ExpectFailure(*this, TEXT("Find Nearest, K above the limit"), TEXT("Astral Find Nearest: K is 1025, not 1 to 1024"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, ASTRAL_MAX_K + 1, All, Results, E); });
+	ExpectFailure(*this, TEXT("Find Nearest, negative K"), TEXT("Astral Find Nearest: K is -3, not 1 to 1024"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, -3, All, Results, E); });
+	ExpectFailure(*this, TEXT("Find Nearest, wrong dimension"), TEXT("Astral Find Nearest: the vector has 2 floats, not the index's dimension 4"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f }, 1, All, Results, E); });
 	TestEqual(TEXT("no results after a failed query"), Results.Num(), 0);
-	ExpectFailure(*this, TEXT("Query, NaN"), UAstralBlueprintLibrary::Query(Index, { std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f }, 1, Results, Error), Error, TEXT("non-finite"));
-	ExpectFailure(*this, TEXT("Query Batch, a partial query"), UAstralBlueprintLibrary::QueryBatch(Index, { 1.0f, 0.0f, 0.0f, 0.0f, 1.0f }, 1, Results, Counts, Error), Error, TEXT("not whole queries"));
+	ExpectFailure(*this, TEXT("Find Nearest, NaN"),
+		TEXT("Astral Find Nearest: non-finite value: astral_index_query_ex: astral: non-finite value: query holds NaN or Inf"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Vec(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f), 1, All, Results, E); });
+	ExpectFailure(*this, TEXT("Find Nearest (Batch), a short query"), TEXT("Astral Find Nearest (Batch): query 1 has 1 floats, not the index's dimension 4"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearestBatch(Index, { Row(Good), Row({ 1.0f }) }, 1, All, Results, Counts, E); });
 	TestEqual(TEXT("no counts after a failed batch"), Counts.Num(), 0);
+	ExpectFailure(*this, TEXT("Define Tag, bit 64"), TEXT("Astral Define Tag: Bit is 64, not 0 to 63"),
+		[&](FString& E) { return UAstralBlueprintLibrary::DefineTag(Index, FName(TEXT("Threat")), 64, E); });
 
 	// All or nothing: the failed calls above changed nothing.
-	if (TestTrue(TEXT("Get Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+	if (TestTrue(TEXT("Get Index Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
 	{
 		TestEqual(TEXT("still the four vectors"), Stats.Count, static_cast<int64>(4));
 	}
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::Query(Index, Good, 1, Results, Error));
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, Error));
+
+	// Released: every node on it fails, saying so.
+	TestTrue(TEXT("Release Index"), UAstralBlueprintLibrary::ReleaseIndex(Index, Error));
+	ExpectFailure(*this, TEXT("Find Nearest on a released index"), TEXT("Astral Find Nearest: Index was released (Release Index)"),
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, E); });
+	ExpectFailure(*this, TEXT("Release Index twice"), TEXT("Astral Release Index: Index was released (Release Index)"),
+		[&](FString& E) { return UAstralBlueprintLibrary::ReleaseIndex(Index, E); });
 	return true;
 }
 
@@ -294,7 +391,10 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 	}
 	const EAstralStorage Storages[] = { EAstralStorage::E5M2, EAstralStorage::E4M3, EAstralStorage::Int8, EAstralStorage::F16, EAstralStorage::F32 };
 	const EAstralRerank Reranks[] = { EAstralRerank::None, EAstralRerank::F16, EAstralRerank::F32 };
-	const TArray<float> Vectors = { 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.9f, 0.1f, 0.0f, 0.0f };
+	using Functional::Memory;
+	using Functional::Vec;
+	const TArray<FAstralMemory> Memories = { Memory(10, Vec(1.0f, 0.0f, 0.0f, 0.0f)), Memory(11, Vec(0.0f, 1.0f, 0.0f, 0.0f)),
+		Memory(12, Vec(0.0f, 0.0f, 1.0f, 0.0f)), Memory(13, Vec(0.9f, 0.1f, 0.0f, 0.0f)) };
 	for (const EAstralStorage Storage : Storages)
 	{
 		for (const EAstralRerank Rerank : Reranks)
@@ -304,14 +404,18 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 			const FString What = FString::Printf(TEXT("storage %d, rerank %d"), static_cast<int32>(Storage), static_cast<int32>(Rerank));
 			UAstralIndex* Index = nullptr;
 			FString Error;
-			const bool bCreated = UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error, Storage, Rerank, Factor);
+			FAstralIndexOptions Options = Functional::FlatOptions();
+			Options.Storage = Storage;
+			Options.Rerank = Rerank;
+			Options.RerankFactor = Factor;
+			const bool bCreated = UAstralBlueprintLibrary::CreateIndex(4, Options, Index, Error);
 			if (!TestTrue(*FString::Printf(TEXT("Create Index, %s: %s"), *What, *Error), bCreated))
 			{
 				continue;
 			}
-			TestTrue(*FString::Printf(TEXT("Add Batch, %s"), *What), UAstralBlueprintLibrary::AddBatch(Index, { 10, 11, 12, 13 }, Vectors, Error));
+			TestTrue(*FString::Printf(TEXT("Add Memories, %s"), *What), UAstralBlueprintLibrary::AddMemories(Index, Memories, Error));
 			TArray<FAstralResult> Results;
-			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, Results, Error));
+			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error));
 			if (TestEqual(*FString::Printf(TEXT("two hits, %s"), *What), Results.Num(), 2))
 			{
 				TestEqual(*FString::Printf(TEXT("a stored vector finds itself, %s"), *What), Results[0].Id, static_cast<int64>(10));
@@ -336,8 +440,13 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 	FString Error;
 	FAstralStats PlainStats;
 	FAstralStats CopiedStats;
-	if (TestTrue(TEXT("Create Index, Int8"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Plain, Error, EAstralStorage::Int8))
-		&& TestTrue(TEXT("Create Index, Int8 + F32, factor 0"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Copied, Error, EAstralStorage::Int8, EAstralRerank::F32, 0))
+	FAstralIndexOptions Int8 = Functional::FlatOptions();
+	Int8.Storage = EAstralStorage::Int8;
+	FAstralIndexOptions Int8F32 = Int8;
+	Int8F32.Rerank = EAstralRerank::F32;
+	Int8F32.RerankFactor = 0;
+	if (TestTrue(TEXT("Create Index, Int8"), UAstralBlueprintLibrary::CreateIndex(4, Int8, Plain, Error))
+		&& TestTrue(TEXT("Create Index, Int8 + F32, factor 0"), UAstralBlueprintLibrary::CreateIndex(4, Int8F32, Copied, Error))
 		&& TestTrue(TEXT("Get Stats, Int8"), UAstralBlueprintLibrary::GetStats(Plain, PlainStats, Error))
 		&& TestTrue(TEXT("Get Stats, Int8 + F32"), UAstralBlueprintLibrary::GetStats(Copied, CopiedStats, Error)))
 	{
@@ -345,11 +454,17 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 		TestTrue(TEXT("an F32 copy costs at least 4 bytes per component"), CopiedStats.BytesPerVector - PlainStats.BytesPerVector >= 16.0);
 	}
 
-	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
 	UAstralIndex* Made = nullptr;
-	ExpectFailure(*this, TEXT("Create Index, Rerank Factor 65"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F16, 65), Error, TEXT("Rerank Factor is 65, not 1 to 64"));
+	FAstralIndexOptions Factor65 = Int8;
+	Factor65.Rerank = EAstralRerank::F16;
+	Factor65.RerankFactor = 65;
+	ExpectFailure(*this, TEXT("Create Index, Rerank Factor 65"), TEXT("Astral Create Index: Rerank Factor is 65, not 1 to 64 (0 for 4)"),
+		[&](FString& E) { return UAstralBlueprintLibrary::CreateIndex(4, Factor65, Made, E); });
 	TestNull(TEXT("no index for factor 65"), Made);
-	ExpectFailure(*this, TEXT("Create Index, Rerank Factor -1"), UAstralBlueprintLibrary::CreateIndex(4, EAstralMetric::Cosine, EAstralIndexKind::Flat, Made, Error, EAstralStorage::Int8, EAstralRerank::F32, -1), Error, TEXT("Rerank Factor is -1"));
+	FAstralIndexOptions FactorMinus1 = Int8F32;
+	FactorMinus1.RerankFactor = -1;
+	ExpectFailure(*this, TEXT("Create Index, Rerank Factor -1"), TEXT("Astral Create Index: Rerank Factor is -1, not 1 to 64 (0 for 4)"),
+		[&](FString& E) { return UAstralBlueprintLibrary::CreateIndex(4, FactorMinus1, Made, E); });
 	return true;
 }
 
@@ -391,10 +506,11 @@ bool FAstralSaveLoadTest::RunTest(const FString& /*Parameters*/)
 				TestTrue(TEXT("the kind came back"), Stats.Kind == EAstralIndexKind::Flat);
 			}
 			// A loaded index is a whole index: it takes adds, and batches of its dimension.
-			TestTrue(TEXT("Add to the loaded index"), UAstralBlueprintLibrary::Add(FromBytes, 20, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
+			TestTrue(TEXT("Add to the loaded index"), UAstralBlueprintLibrary::AddVector(FromBytes, 20, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
 			TArray<FAstralResult> Results;
 			TArray<int32> Counts;
-			TestTrue(TEXT("Query Batch on the loaded index"), UAstralBlueprintLibrary::QueryBatch(FromBytes, { 0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Counts, Error));
+			const TArray<FAstralVector> Queries = { Functional::Row(Functional::Vec(0.0f, 0.0f, 0.0f, 1.0f)), Functional::Row(Functional::Vec(1.0f, 0.0f, 0.0f, 0.0f)) };
+			TestTrue(TEXT("Find Nearest (Batch) on the loaded index"), UAstralBlueprintLibrary::FindNearestBatch(FromBytes, Queries, 1, FAstralQueryFilter(), Results, Counts, Error));
 			if (TestEqual(TEXT("a hit per query"), Results.Num(), 2))
 			{
 				TestEqual(TEXT("the added vector is found"), Results[0].Id, static_cast<int64>(20));
@@ -460,28 +576,33 @@ bool FAstralCorruptDataTest::RunTest(const FString& /*Parameters*/)
 	{
 		return false;
 	}
-	// Every failure below is logged to LogAstral as a warning, on purpose.
-	AddExpectedError(TEXT("Astral Load Index From Bytes"), EAutomationExpectedErrorFlags::Contains, 0);
+	// The damage found depends on where it is: each failure's message is
+	// this fixed beginning and then what was found.
+	const FString Corrupt = TEXT("Astral Load Index From Bytes: corrupt data: astral_index_load_from_memory: astral: corrupt index data: ");
+	AddExpectedError(Corrupt, EAutomationExpectedErrorFlags::Contains, 4, false);
+	auto ExpectCorrupt = [this, &Corrupt](const TCHAR* What, const TArray<uint8>& Damaged, const TCHAR* Found)
+	{
+		UAstralIndex* Refused = nullptr;
+		FString Why;
+		TestFalse(*FString::Printf(TEXT("%s fails"), What), UAstralBlueprintLibrary::LoadIndexFromBytes(Damaged, Refused, Why));
+		TestTrue(*FString::Printf(TEXT("%s: corrupt data (got \"%s\")"), What, *Why), Why.StartsWith(Corrupt, ESearchCase::CaseSensitive));
+		if (Found != nullptr)
+		{
+			TestEqual(*FString::Printf(TEXT("%s: the damage found"), What), Why, Corrupt + Found);
+		}
+		TestNull(*FString::Printf(TEXT("%s: no index"), What), Refused);
+	};
 
 	// Damage must fail with corrupt data, never crash nor load.
 	TArray<uint8> Flipped = Bytes;
 	const int32 Middle = Flipped.Num() / 2;
 	Flipped[Middle] = static_cast<uint8>(Flipped[Middle] ^ 0xFF);
+	ExpectCorrupt(TEXT("Load Index From Bytes, a byte flipped in the middle"), Flipped, nullptr);
+	ExpectCorrupt(TEXT("Load Index From Bytes, cut in half"), TArray<uint8>(Bytes.GetData(), Bytes.Num() / 2), nullptr);
+	ExpectCorrupt(TEXT("Load Index From Bytes, 3 bytes"), TArray<uint8>(Bytes.GetData(), 3), TEXT("truncated: 3 bytes, less than the 128-byte header"));
+	ExpectCorrupt(TEXT("Load Index From Bytes, none"), TArray<uint8>(), TEXT("truncated: 0 bytes, less than the 128-byte header"));
+
 	UAstralIndex* Loaded = nullptr;
-	ExpectFailure(*this, TEXT("Load Index From Bytes, a byte flipped in the middle"), UAstralBlueprintLibrary::LoadIndexFromBytes(Flipped, Loaded, Error), Error, TEXT("corrupt data"));
-	TestNull(TEXT("no index from flipped bytes"), Loaded);
-
-	const TArray<uint8> Half(Bytes.GetData(), Bytes.Num() / 2);
-	ExpectFailure(*this, TEXT("Load Index From Bytes, cut in half"), UAstralBlueprintLibrary::LoadIndexFromBytes(Half, Loaded, Error), Error, TEXT("corrupt data"));
-	TestNull(TEXT("no index from half the bytes"), Loaded);
-
-	const TArray<uint8> OneShort(Bytes.GetData(), Bytes.Num() - 1);
-	ExpectFailure(*this, TEXT("Load Index From Bytes, one byte short"), UAstralBlueprintLibrary::LoadIndexFromBytes(OneShort, Loaded, Error), Error, TEXT("corrupt data"));
-	TestNull(TEXT("no index from bytes one short"), Loaded);
-
-	ExpectFailure(*this, TEXT("Load Index From Bytes, none"), UAstralBlueprintLibrary::LoadIndexFromBytes(TArray<uint8>(), Loaded, Error), Error, TEXT("corrupt data"));
-	TestNull(TEXT("no index from no bytes"), Loaded);
-
 	// The whole bytes still load: only the damage was refused.
 	TestTrue(TEXT("Load Index From Bytes, undamaged"), UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, Loaded, Error));
 	TestNotNull(TEXT("an index from the undamaged bytes"), Loaded);
@@ -500,37 +621,73 @@ bool FAstralSaveLoadBadInputTest::RunTest(const FString& /*Parameters*/)
 	{
 		return false;
 	}
-	// Every failure below is logged to LogAstral as a warning, on purpose.
-	AddExpectedError(TEXT("Astral "), EAutomationExpectedErrorFlags::Contains, 0);
-
 	FString Error;
 	TArray<uint8> Bytes = { 1, 2, 3 };
-	ExpectFailure(*this, TEXT("Save Index To File, None"), UAstralBlueprintLibrary::SaveIndexToFile(nullptr, Functional::SavedIndexPath, Error), Error, TEXT("Index is None"));
-	ExpectFailure(*this, TEXT("Save Index To Bytes, None"), UAstralBlueprintLibrary::SaveIndexToBytes(nullptr, Bytes, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Save Index To File, None"), TEXT("Astral Save Index To File: Index is None"),
+		[](FString& E) { return UAstralBlueprintLibrary::SaveIndexToFile(nullptr, Functional::SavedIndexPath, E); });
+	ExpectFailure(*this, TEXT("Save Index To Bytes, None"), TEXT("Astral Save Index To Bytes: Index is None"),
+		[&Bytes](FString& E) { return UAstralBlueprintLibrary::SaveIndexToBytes(nullptr, Bytes, E); });
 	TestEqual(TEXT("no bytes after a failed save"), Bytes.Num(), 0);
-	ExpectFailure(*this, TEXT("Verify Index, None"), UAstralBlueprintLibrary::VerifyIndex(nullptr, Error), Error, TEXT("Index is None"));
+	ExpectFailure(*this, TEXT("Verify Index, None"), TEXT("Astral Verify Index: Index is None"),
+		[](FString& E) { return UAstralBlueprintLibrary::VerifyIndex(nullptr, E); });
 
 	UAstralIndex* Unmade = NewObject<UAstralIndex>(GetTransientPackage());
-	ExpectFailure(*this, TEXT("Save an index not made by a node"), UAstralBlueprintLibrary::SaveIndexToBytes(Unmade, Bytes, Error), Error, TEXT("not made by Create Index"));
+	ExpectFailure(*this, TEXT("Save an index not made by a node"), TEXT("Astral Save Index To Bytes: Index was not made by Create Index or a Load Index node"),
+		[&](FString& E) { return UAstralBlueprintLibrary::SaveIndexToBytes(Unmade, Bytes, E); });
 
 	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
 	if (Index == nullptr)
 	{
 		return false;
 	}
-	ExpectFailure(*this, TEXT("Save Index To File, empty path"), UAstralBlueprintLibrary::SaveIndexToFile(Index, FString(), Error), Error, TEXT("File Path is empty"));
+	ExpectFailure(*this, TEXT("Save Index To File, empty path"), TEXT("Astral Save Index To File: File Path is empty"),
+		[&](FString& E) { return UAstralBlueprintLibrary::SaveIndexToFile(Index, FString(), E); });
 
 	UAstralIndex* Loaded = nullptr;
-	ExpectFailure(*this, TEXT("Load Index From File, empty path"), UAstralBlueprintLibrary::LoadIndexFromFile(FString(), Loaded, Error), Error, TEXT("File Path is empty"));
+	ExpectFailure(*this, TEXT("Load Index From File, empty path"), TEXT("Astral Load Index From File: File Path is empty"),
+		[&](FString& E) { return UAstralBlueprintLibrary::LoadIndexFromFile(FString(), Loaded, E); });
 	TestNull(TEXT("no index from an empty path"), Loaded);
-	ExpectFailure(*this, TEXT("Load Index From File, no such file"), UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error), Error, TEXT("i/o error"));
-	TestNull(TEXT("no index from a missing file"), Loaded);
-	ExpectFailure(*this, TEXT("Load Index From File, no such file, in the background"), UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error, true), Error, TEXT("i/o error"));
-	TestNull(TEXT("no index from a missing file, in the background"), Loaded);
+	// The rest of an i/o error is the system's wording, which differs per platform.
+	const FString Missing = TEXT("Astral Load Index From File: i/o error: astral_index_load_ex: astral: i/o error: ");
+	AddExpectedError(Missing, EAutomationExpectedErrorFlags::Contains, 2, false);
+	for (const bool bInBackground : { false, true })
+	{
+		TestFalse(TEXT("Load Index From File, no such file"),
+			UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error, bInBackground));
+		TestTrue(*FString::Printf(TEXT("an i/o error (got \"%s\")"), *Error), Error.StartsWith(Missing, ESearchCase::CaseSensitive));
+		TestNull(TEXT("no index from a missing file"), Loaded);
+	}
 
 	// The failed calls changed nothing.
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::Query(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, Results, Error));
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error));
+	return true;
+}
+
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralScopedQueryTest, "Astral.Functional.ScopedQuery",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralScopedQueryTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	// The scenario's deliberate failures, each logged once.
+	for (const TCHAR* Expected : {
+			 TEXT("Astral Remove Memory: id not found: astral_index_remove: astral: id not found: id 1"),
+			 TEXT("Astral Memory Count: Index was released (Release Index)"),
+			 TEXT("Astral Contains Memory: Index was released (Release Index)"),
+			 TEXT("Astral Add Vector: Index was released (Release Index)") })
+	{
+		AddExpectedError(Expected, EAutomationExpectedErrorFlags::Exact, 1, false);
+	}
+	const UObject* OwnerA = NewObject<UAstralIndex>(GetTransientPackage());
+	const UObject* OwnerB = NewObject<UAstralIndex>(GetTransientPackage());
+	const FString SavePath = FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), TEXT("Astral/Tests/Scoped.idx"));
+	Scoped::Run([this](bool bOk, const FString& What) { TestTrue(What, bOk); }, OwnerA, OwnerB, SavePath);
 	return true;
 }
 
@@ -553,7 +710,7 @@ bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
 	const TArray<float> Vector = { 0.0f, 1.0f, 0.0f, 0.0f };
 	TArray<FAstralResult> Expected;
 	FString Error;
-	if (!UAstralBlueprintLibrary::Query(Index, Vector, 3, Expected, Error))
+	if (!UAstralBlueprintLibrary::FindNearest(Index, Vector, 3, FAstralQueryFilter(), Expected, Error))
 	{
 		AddError(Error);
 		return false;
@@ -585,10 +742,9 @@ bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
 	// The tasks hold the native index: the UObject may be collected meanwhile.
 	const TSharedRef<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative().ToSharedRef();
 	// The whole message, once: unreal_async_gc checks the same text on the real library.
-	AddExpectedError(TEXT("Astral Query: dimension mismatch: astral_index_query: query has 2 values, index dimension is 4"),
-		EAutomationExpectedErrorFlags::Exact, 1);
-	FAstralNativeIndex::QueryAsync(Native, Vector, 3, Record(Good));
-	FAstralNativeIndex::QueryAsync(Native, { 1.0f, 2.0f }, 3, Record(Bad));
+	AddExpectedError(TEXT("Astral Find Nearest: the vector has 2 floats, not the index's dimension 4"), EAutomationExpectedErrorFlags::Exact, 1, false);
+	FAstralNativeIndex::FindNearestAsync(Native, Vector, 3, FAstralQueryFilter(), true, Record(Good));
+	FAstralNativeIndex::FindNearestAsync(Native, { 1.0f, 2.0f }, 3, FAstralQueryFilter(), true, Record(Bad));
 
 	const double Deadline = FPlatformTime::Seconds() + 30.0;
 	ADD_LATENT_AUTOMATION_COMMAND(FFunctionLatentCommand([this, Good, Bad, Expected, Deadline]() -> bool
@@ -613,7 +769,7 @@ bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
 		}
 		TestFalse(TEXT("a bad async query fails"), Bad->bSucceeded);
 		TestTrue(TEXT("its failure arrives on the game thread"), Bad->bOnGameThread);
-		TestTrue(TEXT("and says why"), Bad->Error.Contains(TEXT("dimension mismatch")));
+		TestEqual(TEXT("and says why"), Bad->Error, FString(TEXT("Astral Find Nearest: the vector has 2 floats, not the index's dimension 4")));
 		TestEqual(TEXT("with no results"), Bad->Results.Num(), 0);
 		return true;
 	}));

@@ -50,7 +50,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 		return false;
 	}
 
-	// The Query node must give exactly the hits that were measured.
+	// The Find Nearest node must give exactly the hits that were measured.
 	const int32 QueryCount = static_cast<int32>(Fixture.query_count());
 	const int32 Dimension = static_cast<int32>(Fixture.dimension);
 	int32 Differing = 0;
@@ -59,7 +59,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 		const TArray<float> Vector(Fixture.query(static_cast<std::size_t>(QueryIndex)), Dimension);
 		TArray<FAstralResult> Hits;
 		FString Error;
-		if (!UAstralBlueprintLibrary::Query(Index, Vector, static_cast<int32>(K), Hits, Error))
+		if (!UAstralBlueprintLibrary::FindNearest(Index, Vector, static_cast<int32>(K), FAstralQueryFilter(), Hits, Error, false))
 		{
 			AddError(Error);
 			return false;
@@ -72,7 +72,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 		}
 		Differing += bSame ? 0 : 1;
 	}
-	TestEqual(TEXT("queries where the Query node differs from the measured hits"), Differing, 0);
+	TestEqual(TEXT("queries where the Find Nearest node differs from the measured hits"), Differing, 0);
 
 	AddInfo(FString::Printf(TEXT("recall@%u %.6f on %s: %lld vectors x %d, %d queries; flat E5M2 cosine index"),
 		K, Recall, *Description, static_cast<int64>(Fixture.count()), Dimension, QueryCount));

@@ -75,7 +75,9 @@ namespace UE::Astral::Tests
 	{
 		UAstralIndex* Index = nullptr;
 		FString Error;
-		if (!UAstralBlueprintLibrary::CreateIndex(static_cast<int32>(Fixture.dimension), EAstralMetric::Cosine, EAstralIndexKind::Flat, Index, Error))
+		FAstralIndexOptions Options;
+		Options.Kind = EAstralIndexKind::Flat;
+		if (!UAstralBlueprintLibrary::CreateIndex(static_cast<int32>(Fixture.dimension), Options, Index, Error))
 		{
 			Test.AddError(Error);
 			return nullptr;
