@@ -436,8 +436,13 @@ bool FAstralNativeIndex::LookupTagMask(const TArray<FName>& Names, const FGamepl
 	for (int32 Which = 0; Which < Total; ++Which)
 	{
 		const FName Name = Which < Names.Num() ? Names[Which] : GameplayTags.GetByIndex(Which - Names.Num()).GetTagName();
+		// None (an unset pin element) names no tag: no condition, as at add time.
+		if (Name.IsNone())
+		{
+			continue;
+		}
 		int32 Bit = -1;
-		if (!Name.IsNone() && !LookupTag(Name.ToString(), What, Bit, OutError))
+		if (!LookupTag(Name.ToString(), What, Bit, OutError))
 		{
 			return false;
 		}

@@ -161,7 +161,7 @@ struct ASTRALPLUGIN_API FAstralMemory
  * Which records a query may return: every condition set must hold. The
  * default filter lets every record through. A tag name the index never
  * defined is held by no record: in All Tags it matches nothing, in Any Tags
- * it adds nothing, in No Tags it excludes nothing.
+ * it adds nothing, in No Tags it excludes nothing. None is ignored.
  */
 USTRUCT(BlueprintType)
 struct ASTRALPLUGIN_API FAstralQueryFilter

@@ -169,6 +169,9 @@ namespace UE::Astral::Tests::Scoped
 		F.AllGameplayTags = GameplayTags(TEXT("Place.River"));
 		Add(TEXT("all of Threat and Place.River"), F, TEXT("3"));
 		F = FAstralQueryFilter();
+		F.AllTags = { FName(), FName(TEXT("Threat")) };
+		Add(TEXT("all of None and Threat (None ignored)"), F, TEXT("1,3"));
+		F = FAstralQueryFilter();
 		F.AnyTags = Rumor;
 		F.AnyGameplayTags = GameplayTags(TEXT("Place.River"));
 		Add(TEXT("any of Rumor, Place.River"), F, TEXT("2,3"));
