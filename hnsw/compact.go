@@ -97,9 +97,7 @@ func (g *Graph) Compact(p *pool.Pool) {
 		ns.entry.Store(uint64(bestL)<<32 | uint64(best))
 	}
 	g.allocMu.Lock()
-	for id, slot := range g.ids {
-		g.ids[id] = c.remap[slot]
-	}
+	g.ids.Remap(func(slot int32) int32 { return int32(c.remap[slot]) })
 	g.st.Store(ns)
 	g.allocMu.Unlock()
 }

@@ -29,7 +29,7 @@ func (g *Graph) Entry(id uint64, dst []byte) (rec []byte, adj, scale float32, ok
 	g.gate.RLock()
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
-	slot, ok := g.ids[id]
+	slot, ok := g.slotOf(id)
 	st := g.st.Load()
 	g.allocMu.Unlock()
 	if !ok {

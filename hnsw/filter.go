@@ -31,7 +31,7 @@ func (g *Graph) SetTags(id, tags uint64) bool {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
-	slot, ok := g.ids[id]
+	slot, ok := g.slotOf(id)
 	st := g.st.Load()
 	g.allocMu.Unlock()
 	if ok {
@@ -48,7 +48,7 @@ func (g *Graph) Attr(id uint64) (match.Attr, bool) {
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
-	slot, ok := g.ids[id]
+	slot, ok := g.slotOf(id)
 	if !ok {
 		return match.Attr{}, false
 	}
@@ -159,10 +159,11 @@ type ExactSearcher struct {
 
 // exactPart is one participant's state, padded so two never share a line.
 type exactPart struct {
-	top    score.TopK
-	slots  []uint32
-	scores []float32
-	_      [64]byte
+	top     score.TopK
+	slots   []uint32
+	scores  []float32
+	touched uint64 // keeps slotmap.Touch's reads
+	_       [64]byte
 }
 
 // exactJob is the pool task of one Exact call; it lives in the
@@ -273,19 +274,42 @@ func (j *exactJob) RunPart(i int) {
 			}
 		}
 	} else {
-		for _, id := range match.Shard(j.cands, i, j.nparts) {
-			slot, ok := g.ids[id] // live nodes only
-			if !ok || !f.Attrs(st.attr(slot)) || !f.IDs(id) {
-				continue
+		// A chunk of candidates at a time, each step its own loop (look
+		// every slot up, then test the attributes, then gather) so that
+		// the cache misses of one candidate overlap the next's.
+		testAttrs, testIDs := f.TestsAttrs(), f.TestsIDs()
+		for cands := match.Shard(j.cands, i, j.nparts); len(cands) > 0; {
+			chunk := cands[:min(len(cands), exactChunk)]
+			cands = cands[len(chunk):]
+			pt.touched += g.ids.Touch(chunk)
+			m = 0
+			for _, id := range chunk {
+				if s, ok := g.ids.Get(id); ok && (!testIDs || f.IDs(id)) { // live nodes only
+					buf[m] = uint32(s)
+					m++
+				}
 			}
-			buf[m] = slot
-			if m++; m == exactChunk {
-				j.score(pt, buf)
-				m = 0
+			if testAttrs {
+				m = keepAttrs(st, buf[:m], &f)
 			}
+			j.score(pt, buf[:m])
 		}
+		m = 0
 	}
 	j.score(pt, buf[:m])
+}
+
+// keepAttrs keeps, in order and in place, the slots of sel whose
+// attributes pass f, and returns how many.
+func keepAttrs(st *storage, sel []uint32, f *match.Filter) int {
+	n := 0
+	for _, s := range sel {
+		sel[n] = s
+		if f.Attrs(st.attr(s)) {
+			n++
+		}
+	}
+	return n
 }
 
 // score gathers and scores slots into pt's top-k.

@@ -41,6 +41,7 @@ import (
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/slotmap"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -110,7 +111,7 @@ type Graph struct {
 	gate sync.RWMutex
 	// allocMu guards ids, slot and up allocation, and deletion flags.
 	allocMu sync.Mutex
-	ids     map[uint64]uint32
+	ids     slotmap.Map
 	// epMu serialises entry point changes.
 	epMu  sync.Mutex
 	locks [nLocks]sync.Mutex
@@ -132,7 +133,7 @@ func New(k *kernel.Kernel, adjust score.Adjust, cfg Config) (*Graph, error) {
 		return nil, ErrConfig
 	}
 	cfg.EfConstruction = min(max(cfg.EfConstruction, cfg.M), MaxEf)
-	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ownM0: cfg.M + cfg.M/4, ids: make(map[uint64]uint32)}
+	g := &Graph{kern: k, adjust: adjust, cfg: cfg, maxM: cfg.M, maxM0: 2 * cfg.M, ownM0: cfg.M + cfg.M/4}
 	g.recBytes = k.Stride()
 	g.recWords = g.recBytes / 4
 	if adjust == score.AdjustScaleSubtract {
@@ -178,15 +179,14 @@ func (g *Graph) levelFor(id uint64) int {
 func (g *Graph) Len() int {
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
-	return len(g.ids)
+	return g.ids.Len()
 }
 
 // Has reports whether id is stored and not deleted.
 func (g *Graph) Has(id uint64) bool {
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
-	_, ok := g.ids[id]
-	return ok
+	return g.ids.Has(id)
 }
 
 // Deleted is the number of tombstones Compact would reclaim.
@@ -195,18 +195,17 @@ func (g *Graph) Deleted() int {
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
-	return g.st.Load().n - len(g.ids)
+	return g.st.Load().n - g.ids.Len()
 }
 
-// Bytes is the memory the graph holds: blocks, upper lists and the id map
-// (estimated at 16 bytes an entry).
+// Bytes is the memory the graph holds: blocks, upper lists and the id map.
 func (g *Graph) Bytes() int {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
 	st := g.st.Load()
-	return len(st.words)*4 + len(st.up)*4 + 16*len(g.ids) + nLocks*8
+	return len(st.words)*4 + len(st.up)*4 + g.ids.Bytes() + nLocks*8
 }
 
 // BytesPerVector is the graph's storage per node: level-0 blocks plus the
@@ -280,7 +279,7 @@ func (g *Graph) allocate(ids []uint64, levels []uint8, in *nodes) (uint32, error
 	for {
 		g.allocMu.Lock()
 		for _, id := range ids {
-			if _, dup := g.ids[id]; dup {
+			if g.ids.Has(id) {
 				g.allocMu.Unlock()
 				return 0, ErrDuplicateID
 			}
@@ -302,7 +301,7 @@ func (g *Graph) allocate(ids []uint64, levels []uint8, in *nodes) (uint32, error
 					st.upLen += g.upperWords(l)
 				}
 				atomic.StoreUint32(&st.words[h+hState], uint32(levels[i])<<levelShift)
-				g.ids[id] = slot
+				g.ids.Put(id, int32(slot))
 			}
 			st.n += len(ids)
 			g.allocMu.Unlock()
@@ -347,11 +346,11 @@ func (g *Graph) Delete(id uint64) error {
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
 	defer g.allocMu.Unlock()
-	slot, ok := g.ids[id]
+	slot, ok := g.slotOf(id)
 	if !ok {
 		return ErrNotFound
 	}
-	delete(g.ids, id)
+	g.ids.Delete(id)
 	g.markDeleted(g.st.Load(), slot)
 	return nil
 }
@@ -814,4 +813,10 @@ func dedupe(ids []uint32, self uint32) []uint32 {
 		}
 	}
 	return out
+}
+
+// slotOf is id's slot, if live; hold allocMu.
+func (g *Graph) slotOf(id uint64) (uint32, bool) {
+	s, ok := g.ids.Get(id)
+	return uint32(s), ok
 }

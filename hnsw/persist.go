@@ -12,6 +12,7 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/slotmap"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -78,7 +79,7 @@ func (g *Graph) View(fn func(v *View) error) error {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
 	g.allocMu.Lock()
-	v := &View{g: g, st: g.st.Load(), live: len(g.ids)}
+	v := &View{g: g, st: g.st.Load(), live: g.ids.Len()}
 	g.allocMu.Unlock()
 	return fn(v)
 }
@@ -217,7 +218,7 @@ func OpenParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, worke
 	g.allocMu.Lock()
 	finish = func() error {
 		if err := v.run(); err != nil {
-			g.ids = map[uint64]uint32{}
+			g.ids = slotmap.Map{}
 			g.allocMu.Unlock()
 			return err
 		}
@@ -285,11 +286,12 @@ func (g *Graph) fillIDs(v *validator) {
 		defer g.allocMu.Unlock()
 		// This thread may carry a host's FTZ/DAZ (threads inherit it).
 		defer fpenv.Leave(fpenv.Enter())
-		ids := make(map[uint64]uint32, v.live)
+		var ids slotmap.Map
+		ids.Reserve(v.live)
 		for _, c := range v.chunkIDs {
 			for _, part := range c {
 				for _, e := range part {
-					ids[e.id] = e.slot
+					ids.Put(e.id, int32(e.slot))
 				}
 			}
 		}

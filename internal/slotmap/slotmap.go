@@ -135,6 +135,16 @@ func (m *Map) Delete(id uint64) bool {
 	return true
 }
 
+// Remap replaces every id's slot s with to(s).
+func (m *Map) Remap(to func(slot int32) int32) {
+	c := m.cells
+	for i := 1; i < len(c); i += 2 {
+		if c[i] != 0 {
+			c[i] = uint64(to(int32(c[i]-1))) + 1
+		}
+	}
+}
+
 // Clear removes every id and keeps the table.
 func (m *Map) Clear() {
 	clear(m.cells)

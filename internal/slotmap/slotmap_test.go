@@ -116,3 +116,17 @@ func TestTouch(t *testing.T) {
 	require.NotZero(t, m.Touch([]uint64{5}), "a stored id's first cell holds its slot + 1")
 	require.NotPanics(t, func() { m.Touch([]uint64{0, ^uint64(0), 1 << 40}) })
 }
+
+func TestRemap(t *testing.T) {
+	var m Map
+	for i := range 100 {
+		m.Put(uint64(i)*3, int32(i))
+	}
+	m.Remap(func(s int32) int32 { return 1000 - s })
+	for i := range 100 {
+		s, ok := m.Get(uint64(i) * 3)
+		require.True(t, ok)
+		require.EqualValues(t, 1000-i, s)
+	}
+	require.Equal(t, 100, m.Len())
+}
