@@ -255,7 +255,7 @@ func (j *exactJob) RunPart(i int) {
 	}
 	buf, m := pt.slots[:exactChunk], 0
 	if j.cands == nil {
-		owner, ids := f.Owner != 0, f.TestsIDs()
+		owner := f.Owner != 0
 		lo, hi := j.n*i/j.nparts, j.n*(i+1)/j.nparts
 		for slot := uint32(lo); slot < uint32(hi); slot++ {
 			// The attribute words first: most nodes stop there, before
@@ -264,7 +264,9 @@ func (j *exactJob) RunPart(i int) {
 			if owner {
 				a.Owner = st.owners[slot]
 			}
-			if !f.Attrs(a) || g.flags(st, slot)&flagDeleted != 0 || ids && !f.IDs(g.idOf(st, slot)) {
+			// Deleted nodes and ids are told from the block's header, which
+			// the gather brings in with the record: score drops them.
+			if !f.Attrs(a) {
 				continue
 			}
 			buf[m] = slot
@@ -312,12 +314,22 @@ func keepAttrs(st *storage, sel []uint32, f *match.Filter) int {
 	return n
 }
 
-// score gathers and scores slots into pt's top-k.
+// score gathers and scores slots into pt's top-k, but for deleted nodes
+// and, on a scan of every slot, ids the filter refuses (a candidate's
+// were tested before).
 func (j *exactJob) score(pt *exactPart, slots []uint32) {
 	g, st := j.g, j.st
 	scores := pt.scores[:len(slots)]
 	g.kern.ScanIDs(j.qp, st.bytes, g.bstride, slots, scores)
+	testIDs := j.cands == nil && j.f.TestsIDs()
 	for i, slot := range slots {
-		pt.top.Push(g.entryOf(st, slot, scores[i], 0))
+		if g.flags(st, slot)&flagDeleted != 0 {
+			continue
+		}
+		e := g.entryOf(st, slot, scores[i], 0)
+		if testIDs && !j.f.IDs(e.ID) {
+			continue
+		}
+		pt.top.Push(e)
 	}
 }
