@@ -129,7 +129,7 @@ int main(int argc, char** argv)
 	UAstralIndex* Index = nullptr;
 	FAstralIndexOptions Flat;
 	Flat.Kind = EAstralIndexKind::Flat;
-	Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Index, Error), "Create Index");
+	Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Index, Error) == EAstralOutcome::Success, "Create Index");
 	Keep(Index); // a Blueprint variable holds it
 	const TArray<FAstralMemory> Memories = {
 		MakeMemory(10, { 1.0f, 0.0f, 0.0f, 0.0f }, TEXT("ten")),
@@ -137,9 +137,9 @@ int main(int argc, char** argv)
 		MakeMemory(12, { 0.0f, 0.7f, 0.7f, 0.0f }, TEXT("twelve")),
 		MakeMemory(13, { 0.0f, 0.0f, 0.0f, 1.0f }, TEXT("thirteen")),
 	};
-	Expect(UAstralBlueprintLibrary::AddMemories(Index, Memories, Error), "Add Memories");
+	Expect(UAstralBlueprintLibrary::AddMemories(Index, Memories, Error) == EAstralOutcome::Success, "Add Memories");
 	TArray<FAstralResult> Expected;
-	Expect(UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Expected, Error) && Expected.Num() == 3
+	Expect(UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Expected, Error) == EAstralOutcome::Success && Expected.Num() == 3
 		&& Expected[0].Payload == TEXT("eleven"), "Find Nearest: 3 hits, with payloads");
 
 	{
@@ -211,7 +211,7 @@ int main(int argc, char** argv)
 	{
 		std::printf("== the index object collected under a running query\n");
 		UAstralIndex* Dropped = nullptr;
-		Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Dropped, Error) && UAstralBlueprintLibrary::AddMemories(Dropped, Memories, Error),
+		Expect(UAstralBlueprintLibrary::CreateIndex(4, Flat, Dropped, Error) == EAstralOutcome::Success && UAstralBlueprintLibrary::AddMemories(Dropped, Memories, Error) == EAstralOutcome::Success,
 			"a second index, held by nothing");
 		HoldTasks(true);
 		FQueryOutcome Outcome;

@@ -82,6 +82,12 @@ namespace UE::Astral::BlueprintLibrary
 
 namespace UE::Astral::BlueprintLibrary
 {
+	/** The exec pin a node leaves by. */
+	static EAstralOutcome Outcome(bool bSucceeded)
+	{
+		return bSucceeded ? EAstralOutcome::Success : EAstralOutcome::Failure;
+	}
+
 	/** One memory from a node's pins. */
 	static FAstralMemory MakeMemory(int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
 		int64 Owner, const FString& Payload)
@@ -97,7 +103,7 @@ namespace UE::Astral::BlueprintLibrary
 	}
 }
 
-bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Index = nullptr;
@@ -110,20 +116,20 @@ bool UAstralBlueprintLibrary::CreateIndex(int32 Dimension, const FAstralIndexOpt
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::Create(Dimension, Resolved, Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	Index = NewIndex(Native);
-	return true;
+	return EAstralOutcome::Success;
 }
 
-bool UAstralBlueprintLibrary::AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Vector"), Error);
-	return Native.IsValid() && Native->Add(static_cast<uint64_t>(Id), Vector, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->Add(static_cast<uint64_t>(Id), Vector, Error));
 }
 
-bool UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
+EAstralOutcome UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
 	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
 {
 	using namespace UE::Astral::BlueprintLibrary;
@@ -131,20 +137,20 @@ bool UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id, const TAr
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, TEXT("Add Memory"), Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
-	return Native->AddMemories(&Memory, 1, false, TEXT("Add Memory"), Error);
+	return Outcome(Native->AddMemories(&Memory, 1, false, TEXT("Add Memory"), Error));
 }
 
-bool UAstralBlueprintLibrary::AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Add Memories"), Error);
-	return Native.IsValid() && Native->AddMemories(Memories.GetData(), Memories.Num(), false, TEXT("Add Memories"), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->AddMemories(Memories.GetData(), Memories.Num(), false, TEXT("Add Memories"), Error));
 }
 
-bool UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
+EAstralOutcome UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
 	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
 {
 	using namespace UE::Astral::BlueprintLibrary;
@@ -152,56 +158,56 @@ bool UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 Id, const 
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, TEXT("Upsert Memory"), Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
-	return Native->AddMemories(&Memory, 1, true, TEXT("Upsert Memory"), Error);
+	return Outcome(Native->AddMemories(&Memory, 1, true, TEXT("Upsert Memory"), Error));
 }
 
-bool UAstralBlueprintLibrary::SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Set Memory Tags"), Error);
-	return Native.IsValid() && Native->SetTags(static_cast<uint64_t>(Id), Tags, GameplayTags, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->SetTags(static_cast<uint64_t>(Id), Tags, GameplayTags, Error));
 }
 
-bool UAstralBlueprintLibrary::DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Define Tag"), Error);
-	return Native.IsValid() && Native->DefineTag(Name, Bit, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->DefineTag(Name, Bit, Error));
 }
 
-bool UAstralBlueprintLibrary::RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove Memory"), Error);
-	return Native.IsValid() && Native->Remove(static_cast<uint64_t>(Id), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->Remove(static_cast<uint64_t>(Id), Error));
 }
 
-bool UAstralBlueprintLibrary::RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Remove Memories"), Error);
-	return Native.IsValid() && Native->Remove(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->Remove(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Error));
 }
 
-bool UAstralBlueprintLibrary::ClearIndex(UAstralIndex* Index, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::ClearIndex(UAstralIndex* Index, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Clear Index"), Error);
-	return Native.IsValid() && Native->Clear(Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->Clear(Error));
 }
 
-bool UAstralBlueprintLibrary::ReleaseIndex(UAstralIndex* Index, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::ReleaseIndex(UAstralIndex* Index, FString& Error)
 {
 	Error.Reset();
 	if (!UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Release Index"), Error).IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	Index->Release();
-	return true;
+	return EAstralOutcome::Success;
 }
 
 int64 UAstralBlueprintLibrary::GetMemoryCount(UAstralIndex* Index)
@@ -220,28 +226,28 @@ bool UAstralBlueprintLibrary::ContainsMemory(UAstralIndex* Index, int64 Id)
 	return Native.IsValid() && Native->Contains(static_cast<uint64_t>(Id), bContains, Error) && bContains;
 }
 
-bool UAstralBlueprintLibrary::GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error)
 {
 	Vector.Reset();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Memory Vector"), Error);
-	return Native.IsValid() && Native->GetVector(static_cast<uint64_t>(Id), Vector, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->GetVector(static_cast<uint64_t>(Id), Vector, Error));
 }
 
-bool UAstralBlueprintLibrary::GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error)
 {
 	Payload.Reset();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Memory Payload"), Error);
-	return Native.IsValid() && Native->GetPayload(static_cast<uint64_t>(Id), Payload, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->GetPayload(static_cast<uint64_t>(Id), Payload, Error));
 }
 
-bool UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error)
 {
 	Stats = FAstralStats();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Index Stats"), Error);
-	return Native.IsValid() && Native->GetStats(Stats, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->GetStats(Stats, Error));
 }
 
 int64 UAstralBlueprintLibrary::MakeOwnerKey(const UObject* Object)
@@ -262,26 +268,26 @@ int64 UAstralBlueprintLibrary::MakeOwnerKey(const UObject* Object)
 	return static_cast<int64>(Hash != 0 ? Hash : 1);
 }
 
-bool UAstralBlueprintLibrary::FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
+EAstralOutcome UAstralBlueprintLibrary::FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
 	TArray<FAstralResult>& Results, FString& Error, bool bIncludePayloads)
 {
 	Results.Reset();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest"), Error);
-	return Native.IsValid() && Native->FindNearest(Vector, K, Filter, bIncludePayloads, Results, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->FindNearest(Vector, K, Filter, bIncludePayloads, Results, Error));
 }
 
-bool UAstralBlueprintLibrary::FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
+EAstralOutcome UAstralBlueprintLibrary::FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
 	TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error, bool bIncludePayloads)
 {
 	Results.Reset();
 	Counts.Reset();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest (Batch)"), Error);
-	return Native.IsValid() && Native->FindNearestBatch(Queries, K, Filter, bIncludePayloads, Results, Counts, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->FindNearestBatch(Queries, K, Filter, bIncludePayloads, Results, Counts, Error));
 }
 
-bool UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Error.Reset();
@@ -289,24 +295,24 @@ bool UAstralBlueprintLibrary::SaveIndexToFile(UAstralIndex* Index, const FString
 	FString Path;
 	if (!Native.IsValid() || !ResolvePath(FilePath, TEXT("Save Index To File"), Path, Error))
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
-	return MakeFolderFor(Path, TEXT("Save Index To File"), Error) && Native->SaveToFile(Path, Error);
+	return Outcome(MakeFolderFor(Path, TEXT("Save Index To File"), Error) && Native->SaveToFile(Path, Error));
 }
 
-bool UAstralBlueprintLibrary::SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error)
 {
 	Bytes.Reset();
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Save Index To Bytes"), Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
-	return Native->SaveToBytes(Bytes, Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native->SaveToBytes(Bytes, Error));
 }
 
-bool UAstralBlueprintLibrary::LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground)
+EAstralOutcome UAstralBlueprintLibrary::LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Index = nullptr;
@@ -314,39 +320,39 @@ bool UAstralBlueprintLibrary::LoadIndexFromFile(const FString& FilePath, UAstral
 	FString Path;
 	if (!ResolvePath(FilePath, TEXT("Load Index From File"), Path, Error))
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::LoadFromFile(Path, bVerifyInBackground, Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	Index = NewIndex(Native);
-	return true;
+	return EAstralOutcome::Success;
 }
 
-bool UAstralBlueprintLibrary::LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error)
 {
 	Index = nullptr;
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = FAstralNativeIndex::LoadFromBytes(Bytes, Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
 	Index = UE::Astral::BlueprintLibrary::NewIndex(Native);
-	return true;
+	return EAstralOutcome::Success;
 }
 
-bool UAstralBlueprintLibrary::VerifyIndex(UAstralIndex* Index, FString& Error)
+EAstralOutcome UAstralBlueprintLibrary::VerifyIndex(UAstralIndex* Index, FString& Error)
 {
 	Error.Reset();
 	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Verify Index"), Error);
 	if (!Native.IsValid())
 	{
-		return false;
+		return EAstralOutcome::Failure;
 	}
-	return Native->Verify(Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native->Verify(Error));
 }
 
 bool UAstralBlueprintLibrary::IsAstralAvailable()

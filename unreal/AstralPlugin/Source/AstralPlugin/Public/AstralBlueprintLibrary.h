@@ -10,9 +10,9 @@
 class UAstralIndex;
 
 /**
- * Blueprint nodes over libastral. A node that can fail has True (success)
- * and False (failure) exec pins; on failure Error says why, LogAstral logs
- * it, and nothing crashes. Game thread only: the nodes make and read
+ * Blueprint nodes over libastral. A node that can fail returns
+ * EAstralOutcome, expanded into Success and Failure exec pins; on failure
+ * Error says why, LogAstral logs it, and nothing crashes. Game thread only: the nodes make and read
  * UObjects (NewObject, the index's native pointer, which BeginDestroy and
  * Release Index reset). A query here costs its full latency in the frame;
  * the (Async) nodes run theirs on a worker. C++ on other threads uses
@@ -31,13 +31,13 @@ public:
 	 * as Options says (kind, metric, storage, rerank copy, HNSW parameters,
 	 * flat limit; Flat Limit MiB 0 takes the project settings' value).
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Options",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Options",
 		Keywords = "astral new make vector memory embedding"))
-	static bool CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error);
+	static EAstralOutcome CreateIndex(int32 Dimension, const FAstralIndexOptions& Options, UAstralIndex*& Index, FString& Error);
 
 	/** Stores Vector (Dimension floats) under Id, without tags, owner or payload. Fails if Id is already stored. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral insert store embedding"))
-	static bool AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral insert store embedding"))
+	static EAstralOutcome AddVector(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, FString& Error);
 
 	/**
 	 * Stores Vector under Id with what a query can filter on and get back:
@@ -45,57 +45,57 @@ public:
 	 * free tag bit, 64 in all), Owner (0 = none) and Payload (text returned
 	 * with each hit, up to 4,096 bytes of UTF-8). Fails if Id is already stored.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
 		AdvancedDisplay = "GameplayTags", Keywords = "astral insert store remember embedding tag owner payload"))
-	static bool AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
+	static EAstralOutcome AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
 		int64 Owner, const FString& Payload, FString& Error);
 
 	/** Add Memory for many at once, all or nothing: faster than one node per memory. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Add Memories (Batch)",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Add Memories (Batch)",
 		Keywords = "astral insert store remember batch many"))
-	static bool AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error);
+	static EAstralOutcome AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error);
 
 	/**
 	 * Add Memory that replaces Id if stored: vector, tags, owner and payload
 	 * change in one step, so a query never sees Id missing or half-changed.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
 		AdvancedDisplay = "GameplayTags", Keywords = "astral replace update overwrite set memory"))
-	static bool UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
+	static EAstralOutcome UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
 		int64 Owner, const FString& Payload, FString& Error);
 
 	/** Replaces the tags of stored Id without re-adding its vector (names as in Add Memory). */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags",
 		AdvancedDisplay = "GameplayTags", Keywords = "astral tag retag label"))
-	static bool SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error);
+	static EAstralOutcome SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error);
 
 	/**
 	 * Names tag bit Bit (0 to 63) Name, saved with the index. Optional: Add
 	 * Memory gives a new name the lowest free bit itself; define tags first to
 	 * fix their bits (e.g. to match C++ or another tool reading the file).
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral tag label name bit"))
-	static bool DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral tag label name bit"))
+	static EAstralOutcome DefineTag(UAstralIndex* Index, FName Name, int32 Bit, FString& Error);
 
 	/** Removes Id. Fails if it is not stored. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral delete forget erase"))
-	static bool RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral delete forget erase"))
+	static EAstralOutcome RemoveMemory(UAstralIndex* Index, int64 Id, FString& Error);
 
 	/** Removes Ids, all or nothing: if one is not stored, none is removed. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral delete forget erase batch many"))
-	static bool RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral delete forget erase batch many"))
+	static EAstralOutcome RemoveMemories(UAstralIndex* Index, const TArray<int64>& Ids, FString& Error);
 
 	/** Removes every memory; the index keeps its options and tag names. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral empty reset forget all"))
-	static bool ClearIndex(UAstralIndex* Index, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral empty reset forget all"))
+	static EAstralOutcome ClearIndex(UAstralIndex* Index, FString& Error);
 
 	/**
 	 * Drops the index's memory now instead of at the next garbage collection;
 	 * every later node on Index fails. An async node still running on it
 	 * finishes first, and the memory goes when it ends.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral free destroy dispose unload"))
-	static bool ReleaseIndex(UAstralIndex* Index, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral free destroy dispose unload"))
+	static EAstralOutcome ReleaseIndex(UAstralIndex* Index, FString& Error);
 
 	/** How many memories Index holds; 0 (and a LogAstral warning) for None or a released index. */
 	UFUNCTION(BlueprintPure, Category = "Astral|Index", meta = (DisplayName = "Memory Count", Keywords = "astral count size length num"))
@@ -106,18 +106,18 @@ public:
 	static bool ContainsMemory(UAstralIndex* Index, int64 Id);
 
 	/** The vector stored under Id, as the index keeps it: normalized under Cosine, rounded to its storage. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Get Memory Vector",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Get Memory Vector",
 		Keywords = "astral read embedding"))
-	static bool GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error);
+	static EAstralOutcome GetMemoryVector(UAstralIndex* Index, int64 Id, TArray<float>& Vector, FString& Error);
 
 	/** The payload stored with Id; empty if it has none. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral read text key payload"))
-	static bool GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral read text key payload"))
+	static EAstralOutcome GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error);
 
 	/** What the index holds and how it searches. */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandBoolAsExecs = "ReturnValue", DisplayName = "Get Index Stats",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Get Index Stats",
 		Keywords = "astral memory bytes kernel info"))
-	static bool GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error);
+	static EAstralOutcome GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error);
 
 	/**
 	 * An owner key for Object: a 64-bit hash (FNV-1a) of its path name,
@@ -136,9 +136,9 @@ public:
 	 * fewer pass); K is 1 to 1024. Each result carries its payload unless
 	 * Include Payloads is off (one library call per hit less).
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
 		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar recall nearest neighbor"))
-	static bool FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, TArray<FAstralResult>& Results,
+	static EAstralOutcome FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, TArray<FAstralResult>& Results,
 		FString& Error, bool bIncludePayloads = true);
 
 	/**
@@ -146,9 +146,9 @@ public:
 	 * applying to all. Results holds every query's hits in turn, best first:
 	 * Counts[i] hits for query i, after those of the queries before it.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandBoolAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
 		DisplayName = "Find Nearest (Batch)", AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar batch many"))
-	static bool FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
+	static EAstralOutcome FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
 		TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error, bool bIncludePayloads = true);
 
 	// ---- Astral|Persistence --------------------------------------------
@@ -160,16 +160,16 @@ public:
 	 * leaves one or the other. Adds and removes on other threads wait for it.
 	 * Tags, owners, payloads and tag names are saved too.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral write store disk"))
-	static bool SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral write store disk"))
+	static EAstralOutcome SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error);
 
 	/**
 	 * Index as bytes, for a byte array property of a Save Game object; Load
 	 * Index From Bytes reads them back. Empty on failure. Indexes over 2 GiB
 	 * do not fit an array: save those to a file.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral serialize save game"))
-	static bool SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral serialize save game"))
+	static EAstralOutcome SaveIndexToBytes(UAstralIndex* Index, TArray<uint8>& Bytes, FString& Error);
 
 	/**
 	 * A new index from a file Save Index To File wrote. A relative FilePath is
@@ -182,26 +182,26 @@ public:
 	 * Verify In Background: return before the bulk of the file is checked; call
 	 * Verify Index before trusting it.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", AdvancedDisplay = "bVerifyInBackground",
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", AdvancedDisplay = "bVerifyInBackground",
 		Keywords = "astral read open disk"))
-	static bool LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground = false);
+	static EAstralOutcome LoadIndexFromFile(const FString& FilePath, UAstralIndex*& Index, FString& Error, bool bVerifyInBackground = false);
 
 	/**
 	 * A new index from bytes Save Index To Bytes made (a save game, a packed
 	 * asset's byte array); they are copied, not kept. Damaged or truncated bytes
 	 * fail with corrupt data.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral deserialize save game"))
-	static bool LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral deserialize save game"))
+	static EAstralOutcome LoadIndexFromBytes(const TArray<uint8>& Bytes, UAstralIndex*& Index, FString& Error);
 
 	/**
 	 * Waits for the background check of an index loaded with Verify In
-	 * Background; true when the file is whole. On false (corrupt data), every
-	 * other node fails on that index too: drop it and load again. Any other
-	 * index was checked whole when made: true at once.
+	 * Background; Success when the file is whole. On Failure (corrupt data),
+	 * every other node fails on that index too: drop it and load again. Any
+	 * other index was checked whole when made: Success at once.
 	 */
-	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "astral check checksum"))
-	static bool VerifyIndex(UAstralIndex* Index, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral check checksum"))
+	static EAstralOutcome VerifyIndex(UAstralIndex* Index, FString& Error);
 
 	// ---- Astral --------------------------------------------------------
 

@@ -6,6 +6,20 @@
 #include "GameplayTagContainer.h"
 #include "AstralTypes.generated.h"
 
+/**
+ * How a node that can fail ended. Its entries name the node's exec pins
+ * (ExpandEnumAsExecs on the return value); C++ compares the return value
+ * with EAstralOutcome::Success.
+ */
+UENUM(BlueprintType)
+enum class EAstralOutcome : uint8
+{
+	/** The node did what it says; its outputs are set. */
+	Success,
+	/** It failed: Error says why, and LogAstral logged the same text as a warning. */
+	Failure,
+};
+
 /** How an index compares vectors. */
 UENUM(BlueprintType)
 enum class EAstralMetric : uint8

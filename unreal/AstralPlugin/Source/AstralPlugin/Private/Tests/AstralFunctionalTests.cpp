@@ -53,14 +53,14 @@ namespace UE::Astral::Tests::Functional
 	{
 		UAstralIndex* Index = nullptr;
 		FString Error;
-		if (!UAstralBlueprintLibrary::CreateIndex(4, FlatOptions(), Index, Error))
+		if (UAstralBlueprintLibrary::CreateIndex(4, FlatOptions(), Index, Error) != EAstralOutcome::Success)
 		{
 			Test.AddError(Error);
 			return nullptr;
 		}
-		const bool bAdded = UAstralBlueprintLibrary::AddVector(Index, 10, Vec(1.0f, 0.0f, 0.0f, 0.0f), Error)
-			&& UAstralBlueprintLibrary::AddVector(Index, 11, Vec(0.0f, 1.0f, 0.0f, 0.0f), Error)
-			&& UAstralBlueprintLibrary::AddMemories(Index, { Memory(12, Vec(0.0f, 0.0f, 1.0f, 0.0f)), Memory(13, Vec(0.9f, 0.1f, 0.0f, 0.0f)) }, Error);
+		const bool bAdded = UAstralBlueprintLibrary::AddVector(Index, 10, Vec(1.0f, 0.0f, 0.0f, 0.0f), Error) == EAstralOutcome::Success
+			&& UAstralBlueprintLibrary::AddVector(Index, 11, Vec(0.0f, 1.0f, 0.0f, 0.0f), Error) == EAstralOutcome::Success
+			&& UAstralBlueprintLibrary::AddMemories(Index, { Memory(12, Vec(0.0f, 0.0f, 1.0f, 0.0f)), Memory(13, Vec(0.9f, 0.1f, 0.0f, 0.0f)) }, Error) == EAstralOutcome::Success;
 		if (!bAdded)
 		{
 			Test.AddError(Error);
@@ -79,8 +79,8 @@ namespace UE::Astral::Tests::Functional
 	{
 		Test.AddExpectedError(Expected, EAutomationExpectedErrorFlags::Exact, 1, false);
 		FString Error;
-		const bool bSucceeded = Call(Error);
-		Test.TestFalse(*FString::Printf(TEXT("%s fails"), What), bSucceeded);
+		const EAstralOutcome Outcome = Call(Error);
+		Test.TestTrue(*FString::Printf(TEXT("%s leaves by Failure"), What), Outcome == EAstralOutcome::Failure);
 		Test.TestEqual(*FString::Printf(TEXT("%s says why"), What), Error, Expected);
 	}
 
@@ -109,8 +109,8 @@ namespace UE::Astral::Tests::Functional
 			TArray<FAstralResult> Got;
 			FString WantError;
 			FString GotError;
-			const bool bWant = UAstralBlueprintLibrary::FindNearest(Expected, Vector, 4, FAstralQueryFilter(), Want, WantError);
-			const bool bGot = UAstralBlueprintLibrary::FindNearest(Actual, Vector, 4, FAstralQueryFilter(), Got, GotError);
+			const bool bWant = UAstralBlueprintLibrary::FindNearest(Expected, Vector, 4, FAstralQueryFilter(), Want, WantError) == EAstralOutcome::Success;
+			const bool bGot = UAstralBlueprintLibrary::FindNearest(Actual, Vector, 4, FAstralQueryFilter(), Got, GotError) == EAstralOutcome::Success;
 			if (!Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the original: %s"), What, QueryIndex, *WantError), bWant)
 				|| !Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the loaded index: %s"), What, QueryIndex, *GotError), bGot)
 				|| !Test.TestEqual(*FString::Printf(TEXT("%s: query %d, as many hits"), What, QueryIndex), Got.Num(), Want.Num()))
@@ -149,7 +149,7 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 
 	FString Error;
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error));
+	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("Query returns K hits"), Results.Num(), 2))
 	{
 		TestEqual(TEXT("the nearest is the same direction"), Results[0].Id, static_cast<int64>(10));
@@ -158,18 +158,18 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 		TestTrue(TEXT("best first"), Results[0].Score >= Results[1].Score);
 	}
 
-	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, FAstralQueryFilter(), Results, Error));
+	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 	TestEqual(TEXT("as many hits as stored vectors"), Results.Num(), 4);
 
-	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::RemoveMemories(Index, { 10 }, Error));
-	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error));
+	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::RemoveMemories(Index, { 10 }, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the removed id is gone"), Results[0].Id, static_cast<int64>(13));
 	}
 
 	FAstralStats Stats;
-	if (TestTrue(TEXT("Get Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+	if (TestTrue(TEXT("Get Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error) == EAstralOutcome::Success))
 	{
 		TestEqual(TEXT("stats count"), Stats.Count, static_cast<int64>(3));
 		TestEqual(TEXT("stats dimension"), Stats.Dimension, 4);
@@ -180,15 +180,15 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 	}
 
 	// Ids keep all 64 bits through int64, negative ones too.
-	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::AddVector(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
-	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::FindNearest(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, FAstralQueryFilter(), Results, Error));
+	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::AddVector(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::FindNearest(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the negative id comes back"), Results[0].Id, static_cast<int64>(-5));
 	}
 	const int64 Largest = std::numeric_limits<int64>::max();
-	TestTrue(TEXT("Add the largest id"), UAstralBlueprintLibrary::AddVector(Index, Largest, { 0.0f, 0.5f, 0.5f, 0.0f }, Error));
-	TestTrue(TEXT("Remove it"), UAstralBlueprintLibrary::RemoveMemories(Index, { Largest }, Error));
+	TestTrue(TEXT("Add the largest id"), UAstralBlueprintLibrary::AddVector(Index, Largest, { 0.0f, 0.5f, 0.5f, 0.0f }, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Remove it"), UAstralBlueprintLibrary::RemoveMemories(Index, { Largest }, Error) == EAstralOutcome::Success);
 	return true;
 }
 
@@ -214,7 +214,7 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	TArray<FAstralResult> Results;
 	TArray<int32> Counts;
 	FString Error;
-	TestTrue(TEXT("Find Nearest (Batch)"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 1, FAstralQueryFilter(), Results, Counts, Error));
+	TestTrue(TEXT("Find Nearest (Batch)"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 1, FAstralQueryFilter(), Results, Counts, Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("a count per query"), Counts.Num(), 2) && TestEqual(TEXT("a hit per query"), Results.Num(), 2))
 	{
 		TestEqual(TEXT("query 0"), Results[0].Id, static_cast<int64>(10));
@@ -222,11 +222,11 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	}
 
 	// Each batch row equals the single query.
-	TestTrue(TEXT("Find Nearest (Batch), K 3"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 3, FAstralQueryFilter(), Results, Counts, Error));
+	TestTrue(TEXT("Find Nearest (Batch), K 3"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 3, FAstralQueryFilter(), Results, Counts, Error) == EAstralOutcome::Success);
 	for (int32 Query = 0; Query < 2 && Counts.Num() == 2 && Results.Num() == 6; ++Query)
 	{
 		TArray<FAstralResult> Single;
-		TestTrue(TEXT("Find Nearest"), UAstralBlueprintLibrary::FindNearest(Index, Queries[Query].Values, 3, FAstralQueryFilter(), Single, Error));
+		TestTrue(TEXT("Find Nearest"), UAstralBlueprintLibrary::FindNearest(Index, Queries[Query].Values, 3, FAstralQueryFilter(), Single, Error) == EAstralOutcome::Success);
 		TestEqual(TEXT("count"), Counts[Query], Single.Num());
 		for (int32 Hit = 0; Hit < Single.Num(); ++Hit)
 		{
@@ -235,14 +235,14 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	}
 
 	// Fewer vectors than K: every query's hits follow each other, no gaps.
-	TestTrue(TEXT("Find Nearest (Batch), K 8"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 8, FAstralQueryFilter(), Results, Counts, Error));
+	TestTrue(TEXT("Find Nearest (Batch), K 8"), UAstralBlueprintLibrary::FindNearestBatch(Index, Queries, 8, FAstralQueryFilter(), Results, Counts, Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("two counts"), Counts.Num(), 2))
 	{
 		TestEqual(TEXT("all four stored"), Counts[0], 4);
 		TestEqual(TEXT("hits back to back"), Results.Num(), Counts[0] + Counts[1]);
 	}
 
-	TestTrue(TEXT("an empty batch"), UAstralBlueprintLibrary::FindNearestBatch(Index, TArray<FAstralVector>(), 5, FAstralQueryFilter(), Results, Counts, Error));
+	TestTrue(TEXT("an empty batch"), UAstralBlueprintLibrary::FindNearestBatch(Index, TArray<FAstralVector>(), 5, FAstralQueryFilter(), Results, Counts, Error) == EAstralOutcome::Success);
 	TestEqual(TEXT("no counts"), Counts.Num(), 0);
 	return true;
 }
@@ -286,7 +286,7 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 	Hnsw.HnswM = 8;
 	Hnsw.HnswEfSearch = 32;
 	FString Error;
-	TestTrue(TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, Hnsw, Made, Error));
+	TestTrue(TEXT("Create Index, HNSW"), UAstralBlueprintLibrary::CreateIndex(4, Hnsw, Made, Error) == EAstralOutcome::Success);
 	TestNotNull(TEXT("an HNSW index"), Made);
 
 	ExpectFailure(*this, TEXT("Add Vector to None"), TEXT("Astral Add Vector: Index is None"),
@@ -362,14 +362,14 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 		[&](FString& E) { return UAstralBlueprintLibrary::DefineTag(Index, FName(TEXT("Threat")), 64, E); });
 
 	// All or nothing: the failed calls above changed nothing.
-	if (TestTrue(TEXT("Get Index Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+	if (TestTrue(TEXT("Get Index Stats"), UAstralBlueprintLibrary::GetStats(Index, Stats, Error) == EAstralOutcome::Success))
 	{
 		TestEqual(TEXT("still the four vectors"), Stats.Count, static_cast<int64>(4));
 	}
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, Error));
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, Error) == EAstralOutcome::Success);
 
 	// Released: every node on it fails, saying so.
-	TestTrue(TEXT("Release Index"), UAstralBlueprintLibrary::ReleaseIndex(Index, Error));
+	TestTrue(TEXT("Release Index"), UAstralBlueprintLibrary::ReleaseIndex(Index, Error) == EAstralOutcome::Success);
 	ExpectFailure(*this, TEXT("Find Nearest on a released index"), TEXT("Astral Find Nearest: Index was released (Release Index)"),
 		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, E); });
 	ExpectFailure(*this, TEXT("Release Index twice"), TEXT("Astral Release Index: Index was released (Release Index)"),
@@ -408,14 +408,14 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 			Options.Storage = Storage;
 			Options.Rerank = Rerank;
 			Options.RerankFactor = Factor;
-			const bool bCreated = UAstralBlueprintLibrary::CreateIndex(4, Options, Index, Error);
+			const bool bCreated = UAstralBlueprintLibrary::CreateIndex(4, Options, Index, Error) == EAstralOutcome::Success;
 			if (!TestTrue(*FString::Printf(TEXT("Create Index, %s: %s"), *What, *Error), bCreated))
 			{
 				continue;
 			}
-			TestTrue(*FString::Printf(TEXT("Add Memories, %s"), *What), UAstralBlueprintLibrary::AddMemories(Index, Memories, Error));
+			TestTrue(*FString::Printf(TEXT("Add Memories, %s"), *What), UAstralBlueprintLibrary::AddMemories(Index, Memories, Error) == EAstralOutcome::Success);
 			TArray<FAstralResult> Results;
-			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error));
+			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 			if (TestEqual(*FString::Printf(TEXT("two hits, %s"), *What), Results.Num(), 2))
 			{
 				TestEqual(*FString::Printf(TEXT("a stored vector finds itself, %s"), *What), Results[0].Id, static_cast<int64>(10));
@@ -425,7 +425,7 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 				TestEqual(*FString::Printf(TEXT("its cosine is about 1, %s"), *What), Results[0].Score, 1.0f, Tolerance);
 			}
 			FAstralStats Stats;
-			if (TestTrue(*FString::Printf(TEXT("Get Stats, %s"), *What), UAstralBlueprintLibrary::GetStats(Index, Stats, Error)))
+			if (TestTrue(*FString::Printf(TEXT("Get Stats, %s"), *What), UAstralBlueprintLibrary::GetStats(Index, Stats, Error) == EAstralOutcome::Success))
 			{
 				TestTrue(*FString::Printf(TEXT("stats storage, %s"), *What), Stats.Storage == Storage);
 				TestTrue(*FString::Printf(TEXT("stats rerank, %s"), *What), Stats.Rerank == Rerank);
@@ -445,10 +445,10 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 	FAstralIndexOptions Int8F32 = Int8;
 	Int8F32.Rerank = EAstralRerank::F32;
 	Int8F32.RerankFactor = 0;
-	if (TestTrue(TEXT("Create Index, Int8"), UAstralBlueprintLibrary::CreateIndex(4, Int8, Plain, Error))
-		&& TestTrue(TEXT("Create Index, Int8 + F32, factor 0"), UAstralBlueprintLibrary::CreateIndex(4, Int8F32, Copied, Error))
-		&& TestTrue(TEXT("Get Stats, Int8"), UAstralBlueprintLibrary::GetStats(Plain, PlainStats, Error))
-		&& TestTrue(TEXT("Get Stats, Int8 + F32"), UAstralBlueprintLibrary::GetStats(Copied, CopiedStats, Error)))
+	if (TestTrue(TEXT("Create Index, Int8"), UAstralBlueprintLibrary::CreateIndex(4, Int8, Plain, Error) == EAstralOutcome::Success)
+		&& TestTrue(TEXT("Create Index, Int8 + F32, factor 0"), UAstralBlueprintLibrary::CreateIndex(4, Int8F32, Copied, Error) == EAstralOutcome::Success)
+		&& TestTrue(TEXT("Get Stats, Int8"), UAstralBlueprintLibrary::GetStats(Plain, PlainStats, Error) == EAstralOutcome::Success)
+		&& TestTrue(TEXT("Get Stats, Int8 + F32"), UAstralBlueprintLibrary::GetStats(Copied, CopiedStats, Error) == EAstralOutcome::Success))
 	{
 		TestEqual(TEXT("factor 0 is the library's 4"), CopiedStats.RerankFactor, static_cast<int32>(ASTRAL_DEFAULT_RERANK_FACTOR));
 		TestTrue(TEXT("an F32 copy costs at least 4 bytes per component"), CopiedStats.BytesPerVector - PlainStats.BytesPerVector >= 16.0);
@@ -488,29 +488,29 @@ bool FAstralSaveLoadTest::RunTest(const FString& /*Parameters*/)
 
 	// Through bytes, as a save game stores them.
 	TArray<uint8> Bytes;
-	const bool bSavedBytes = UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error);
+	const bool bSavedBytes = UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error) == EAstralOutcome::Success;
 	if (TestTrue(*FString::Printf(TEXT("Save Index To Bytes: %s"), *Error), bSavedBytes))
 	{
 		TestTrue(TEXT("the bytes hold a header at least"), Bytes.Num() >= 128);
 		UAstralIndex* FromBytes = nullptr;
-		const bool bLoadedBytes = UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, FromBytes, Error);
+		const bool bLoadedBytes = UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, FromBytes, Error) == EAstralOutcome::Success;
 		if (TestTrue(*FString::Printf(TEXT("Load Index From Bytes: %s"), *Error), bLoadedBytes) && TestNotNull(TEXT("an index from bytes"), FromBytes))
 		{
 			TestEqual(TEXT("the loaded index knows its dimension"), FromBytes->GetDimension(), 4);
 			Functional::ExpectSameAnswers(*this, TEXT("bytes"), Index, FromBytes);
 			FAstralStats Stats;
-			if (TestTrue(TEXT("Get Stats of the loaded index"), UAstralBlueprintLibrary::GetStats(FromBytes, Stats, Error)))
+			if (TestTrue(TEXT("Get Stats of the loaded index"), UAstralBlueprintLibrary::GetStats(FromBytes, Stats, Error) == EAstralOutcome::Success))
 			{
 				TestEqual(TEXT("the four vectors came back"), Stats.Count, static_cast<int64>(4));
 				TestTrue(TEXT("the metric came back"), Stats.Metric == EAstralMetric::Cosine);
 				TestTrue(TEXT("the kind came back"), Stats.Kind == EAstralIndexKind::Flat);
 			}
 			// A loaded index is a whole index: it takes adds, and batches of its dimension.
-			TestTrue(TEXT("Add to the loaded index"), UAstralBlueprintLibrary::AddVector(FromBytes, 20, { 0.0f, 0.0f, 0.0f, 1.0f }, Error));
+			TestTrue(TEXT("Add to the loaded index"), UAstralBlueprintLibrary::AddVector(FromBytes, 20, { 0.0f, 0.0f, 0.0f, 1.0f }, Error) == EAstralOutcome::Success);
 			TArray<FAstralResult> Results;
 			TArray<int32> Counts;
 			const TArray<FAstralVector> Queries = { Functional::Row(Functional::Vec(0.0f, 0.0f, 0.0f, 1.0f)), Functional::Row(Functional::Vec(1.0f, 0.0f, 0.0f, 0.0f)) };
-			TestTrue(TEXT("Find Nearest (Batch) on the loaded index"), UAstralBlueprintLibrary::FindNearestBatch(FromBytes, Queries, 1, FAstralQueryFilter(), Results, Counts, Error));
+			TestTrue(TEXT("Find Nearest (Batch) on the loaded index"), UAstralBlueprintLibrary::FindNearestBatch(FromBytes, Queries, 1, FAstralQueryFilter(), Results, Counts, Error) == EAstralOutcome::Success);
 			if (TestEqual(TEXT("a hit per query"), Results.Num(), 2))
 			{
 				TestEqual(TEXT("the added vector is found"), Results[0].Id, static_cast<int64>(20));
@@ -522,38 +522,38 @@ bool FAstralSaveLoadTest::RunTest(const FString& /*Parameters*/)
 	// Through a file: saved under a relative path, which is under Saved/,
 	// and loaded back by that full path.
 	const FString FullPath = FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), Functional::SavedIndexPath);
-	const bool bSavedFile = UAstralBlueprintLibrary::SaveIndexToFile(Index, Functional::SavedIndexPath, Error);
+	const bool bSavedFile = UAstralBlueprintLibrary::SaveIndexToFile(Index, Functional::SavedIndexPath, Error) == EAstralOutcome::Success;
 	if (TestTrue(*FString::Printf(TEXT("Save Index To File: %s"), *Error), bSavedFile))
 	{
 		UAstralIndex* FromFile = nullptr;
-		const bool bLoadedFile = UAstralBlueprintLibrary::LoadIndexFromFile(FullPath, FromFile, Error);
+		const bool bLoadedFile = UAstralBlueprintLibrary::LoadIndexFromFile(FullPath, FromFile, Error) == EAstralOutcome::Success;
 		if (TestTrue(*FString::Printf(TEXT("Load Index From File, full path: %s"), *Error), bLoadedFile) && TestNotNull(TEXT("an index from the file"), FromFile))
 		{
 			TestEqual(TEXT("the loaded index knows its dimension"), FromFile->GetDimension(), 4);
 			Functional::ExpectSameAnswers(*this, TEXT("file"), Index, FromFile);
-			TestTrue(TEXT("an index checked whole when loaded verifies at once"), UAstralBlueprintLibrary::VerifyIndex(FromFile, Error));
+			TestTrue(TEXT("an index checked whole when loaded verifies at once"), UAstralBlueprintLibrary::VerifyIndex(FromFile, Error) == EAstralOutcome::Success);
 		}
 
 		// The bulk checked in the background; Verify Index waits for it.
 		UAstralIndex* Background = nullptr;
-		const bool bLoadedBackground = UAstralBlueprintLibrary::LoadIndexFromFile(Functional::SavedIndexPath, Background, Error, true);
+		const bool bLoadedBackground = UAstralBlueprintLibrary::LoadIndexFromFile(Functional::SavedIndexPath, Background, Error, true) == EAstralOutcome::Success;
 		if (TestTrue(*FString::Printf(TEXT("Load Index From File, verify in background: %s"), *Error), bLoadedBackground)
 			&& TestNotNull(TEXT("an index verified in the background"), Background))
 		{
-			const bool bVerified = UAstralBlueprintLibrary::VerifyIndex(Background, Error);
+			const bool bVerified = UAstralBlueprintLibrary::VerifyIndex(Background, Error) == EAstralOutcome::Success;
 			TestTrue(*FString::Printf(TEXT("Verify Index on a whole file: %s"), *Error), bVerified);
 			Functional::ExpectSameAnswers(*this, TEXT("file, verified in the background"), Index, Background);
 		}
 
 		// Saving over a file a live index has loaded replaces it safely.
-		TestTrue(TEXT("Save Index To File over a loaded file"), UAstralBlueprintLibrary::SaveIndexToFile(Index, FullPath, Error));
+		TestTrue(TEXT("Save Index To File over a loaded file"), UAstralBlueprintLibrary::SaveIndexToFile(Index, FullPath, Error) == EAstralOutcome::Success);
 		if (FromFile != nullptr)
 		{
 			Functional::ExpectSameAnswers(*this, TEXT("file, after it was saved over"), Index, FromFile);
 		}
 	}
 
-	TestTrue(TEXT("Verify Index on an index made by Create Index"), UAstralBlueprintLibrary::VerifyIndex(Index, Error));
+	TestTrue(TEXT("Verify Index on an index made by Create Index"), UAstralBlueprintLibrary::VerifyIndex(Index, Error) == EAstralOutcome::Success);
 	return true;
 }
 
@@ -572,7 +572,7 @@ bool FAstralCorruptDataTest::RunTest(const FString& /*Parameters*/)
 	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
 	TArray<uint8> Bytes;
 	FString Error;
-	if (Index == nullptr || !TestTrue(TEXT("Save Index To Bytes"), UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error)) || Bytes.Num() < 2)
+	if (Index == nullptr || !TestTrue(TEXT("Save Index To Bytes"), UAstralBlueprintLibrary::SaveIndexToBytes(Index, Bytes, Error) == EAstralOutcome::Success) || Bytes.Num() < 2)
 	{
 		return false;
 	}
@@ -584,7 +584,7 @@ bool FAstralCorruptDataTest::RunTest(const FString& /*Parameters*/)
 	{
 		UAstralIndex* Refused = nullptr;
 		FString Why;
-		TestFalse(*FString::Printf(TEXT("%s fails"), What), UAstralBlueprintLibrary::LoadIndexFromBytes(Damaged, Refused, Why));
+		TestTrue(*FString::Printf(TEXT("%s fails"), What), UAstralBlueprintLibrary::LoadIndexFromBytes(Damaged, Refused, Why) == EAstralOutcome::Failure);
 		TestTrue(*FString::Printf(TEXT("%s: corrupt data (got \"%s\")"), What, *Why), Why.StartsWith(Corrupt, ESearchCase::CaseSensitive));
 		if (Found != nullptr)
 		{
@@ -604,7 +604,7 @@ bool FAstralCorruptDataTest::RunTest(const FString& /*Parameters*/)
 
 	UAstralIndex* Loaded = nullptr;
 	// The whole bytes still load: only the damage was refused.
-	TestTrue(TEXT("Load Index From Bytes, undamaged"), UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, Loaded, Error));
+	TestTrue(TEXT("Load Index From Bytes, undamaged"), UAstralBlueprintLibrary::LoadIndexFromBytes(Bytes, Loaded, Error) == EAstralOutcome::Success);
 	TestNotNull(TEXT("an index from the undamaged bytes"), Loaded);
 	return true;
 }
@@ -652,15 +652,15 @@ bool FAstralSaveLoadBadInputTest::RunTest(const FString& /*Parameters*/)
 	AddExpectedError(Missing, EAutomationExpectedErrorFlags::Contains, 2, false);
 	for (const bool bInBackground : { false, true })
 	{
-		TestFalse(TEXT("Load Index From File, no such file"),
-			UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error, bInBackground));
+		TestTrue(TEXT("Load Index From File, no such file"),
+			UAstralBlueprintLibrary::LoadIndexFromFile(TEXT("Astral/Tests/NoSuchIndex.idx"), Loaded, Error, bInBackground) == EAstralOutcome::Failure);
 		TestTrue(*FString::Printf(TEXT("an i/o error (got \"%s\")"), *Error), Error.StartsWith(Missing, ESearchCase::CaseSensitive));
 		TestNull(TEXT("no index from a missing file"), Loaded);
 	}
 
 	// The failed calls changed nothing.
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error));
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
 	return true;
 }
 
@@ -710,7 +710,7 @@ bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
 	const TArray<float> Vector = { 0.0f, 1.0f, 0.0f, 0.0f };
 	TArray<FAstralResult> Expected;
 	FString Error;
-	if (!UAstralBlueprintLibrary::FindNearest(Index, Vector, 3, FAstralQueryFilter(), Expected, Error))
+	if (UAstralBlueprintLibrary::FindNearest(Index, Vector, 3, FAstralQueryFilter(), Expected, Error) != EAstralOutcome::Success)
 	{
 		AddError(Error);
 		return false;

@@ -59,7 +59,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 		const TArray<float> Vector(Fixture.query(static_cast<std::size_t>(QueryIndex)), Dimension);
 		TArray<FAstralResult> Hits;
 		FString Error;
-		if (!UAstralBlueprintLibrary::FindNearest(Index, Vector, static_cast<int32>(K), FAstralQueryFilter(), Hits, Error, false))
+		if (UAstralBlueprintLibrary::FindNearest(Index, Vector, static_cast<int32>(K), FAstralQueryFilter(), Hits, Error, false) != EAstralOutcome::Success)
 		{
 			AddError(Error);
 			return false;

@@ -38,7 +38,7 @@ namespace UE::Astral::Tests::Scoped
 	{
 		TArray<FAstralResult> Results;
 		FString Error;
-		if (!UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, Filter, Results, Error))
+		if (UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, Filter, Results, Error) != EAstralOutcome::Success)
 		{
 			return TEXT("failed: ") + Error;
 		}
@@ -87,7 +87,7 @@ namespace UE::Astral::Tests::Scoped
 		FAstralIndexOptions Options;
 		Options.Kind = EAstralIndexKind::Flat;
 		Options.Storage = EAstralStorage::F32;
-		if (!UAstralBlueprintLibrary::CreateIndex(4, Options, Index, Error))
+		if (UAstralBlueprintLibrary::CreateIndex(4, Options, Index, Error) != EAstralOutcome::Success)
 		{
 			Expect(false, TEXT("Create Index: ") + Error);
 			return;
@@ -101,15 +101,15 @@ namespace UE::Astral::Tests::Scoped
 		Expect(UAstralBlueprintLibrary::MakeOwnerKey(nullptr) == 0, TEXT("Make Owner Key of None is 0 (no owner)"));
 
 		// Threat at a chosen bit; Rumor and Place.River take the lowest free ones.
-		Expect(UAstralBlueprintLibrary::DefineTag(Index, FName(TEXT("Threat")), 5, Error), TEXT("Define Tag Threat = 5: ") + Error);
+		Expect(UAstralBlueprintLibrary::DefineTag(Index, FName(TEXT("Threat")), 5, Error) == EAstralOutcome::Success, TEXT("Define Tag Threat = 5: ") + Error);
 		const TArray<FName> Threat = { FName(TEXT("Threat")) };
 		const TArray<FName> Rumor = { FName(TEXT("Rumor")) };
 		const TArray<FName> NoNames;
 		const FGameplayTagContainer NoTags;
 		const FString Unicode = FString(UTF8_TO_TCHAR("h\xC3\xA9llo \xE2\x9C\x93 \xF0\x9F\x90\xBA"));
-		Expect(UAstralBlueprintLibrary::AddMemory(Index, 1, Vec(1.0f, 0.0f, 0.0f, 0.0f), Threat, NoTags, A, TEXT("the wolf by the river"), Error),
+		Expect(UAstralBlueprintLibrary::AddMemory(Index, 1, Vec(1.0f, 0.0f, 0.0f, 0.0f), Threat, NoTags, A, TEXT("the wolf by the river"), Error) == EAstralOutcome::Success,
 			TEXT("Add Memory 1 (Threat, owner A, payload): ") + Error);
-		Expect(UAstralBlueprintLibrary::AddMemory(Index, 2, Vec(0.9f, 0.1f, 0.0f, 0.0f), Rumor, GameplayTags(TEXT("Place.River")), A, Unicode, Error),
+		Expect(UAstralBlueprintLibrary::AddMemory(Index, 2, Vec(0.9f, 0.1f, 0.0f, 0.0f), Rumor, GameplayTags(TEXT("Place.River")), A, Unicode, Error) == EAstralOutcome::Success,
 			TEXT("Add Memory 2 (Rumor + Gameplay Tag Place.River, owner A, non-ASCII payload): ") + Error);
 		FAstralMemory Three;
 		Three.Id = 3;
@@ -121,7 +121,7 @@ namespace UE::Astral::Tests::Scoped
 		FAstralMemory Four;
 		Four.Id = 4;
 		Four.Vector = Vec(0.0f, 1.0f, 0.0f, 0.0f);
-		Expect(UAstralBlueprintLibrary::AddMemories(Index, { Three, Four }, Error), TEXT("Add Memories 3 (Threat, Place.River, owner B) and 4 (nothing): ") + Error);
+		Expect(UAstralBlueprintLibrary::AddMemories(Index, { Three, Four }, Error) == EAstralOutcome::Success, TEXT("Add Memories 3 (Threat, Place.River, owner B) and 4 (nothing): ") + Error);
 
 		const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = Index->GetNative();
 		int32 Bit = TagBitOf(*Native, TEXT("Threat"));
@@ -134,7 +134,7 @@ namespace UE::Astral::Tests::Scoped
 
 		Expect(UAstralBlueprintLibrary::GetMemoryCount(Index) == 4, TEXT("Memory Count 4"));
 		FAstralStats Stats;
-		const bool bStats = UAstralBlueprintLibrary::GetStats(Index, Stats, Error);
+		const bool bStats = UAstralBlueprintLibrary::GetStats(Index, Stats, Error) == EAstralOutcome::Success;
 		Expect(bStats && Stats.TagNameCount == 3 && Stats.PayloadCount == 3 && Stats.OwnerCount == 2,
 			FString::Printf(TEXT("Get Index Stats: 3 tag names (%d), 3 payloads (%lld), 2 owners (%lld)"), Stats.TagNameCount, Stats.PayloadCount, Stats.OwnerCount));
 		Expect(UAstralBlueprintLibrary::ContainsMemory(Index, 3) && !UAstralBlueprintLibrary::ContainsMemory(Index, 99), TEXT("Contains Memory 3, not 99"));
@@ -149,7 +149,7 @@ namespace UE::Astral::Tests::Scoped
 				TEXT("each hit carries its payload, UTF-8 round trip included"));
 		}
 		TArray<FAstralResult> Bare;
-		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 1, FAstralQueryFilter(), Bare, Error, false) && Bare.Num() == 1
+		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 1, FAstralQueryFilter(), Bare, Error, false) == EAstralOutcome::Success && Bare.Num() == 1
 			&& Bare[0].Payload.IsEmpty(), TEXT("Include Payloads off: no payload"));
 
 		struct FCase
@@ -222,14 +222,14 @@ namespace UE::Astral::Tests::Scoped
 		F = FAstralQueryFilter();
 		F.Owner = A;
 		TArray<int32> Counts;
-		Expect(UAstralBlueprintLibrary::FindNearestBatch(Index, { Q0, Q1 }, 1, F, Hits, Counts, Error) && Counts.Num() == 2 && Counts[0] == 1 && Counts[1] == 1
+		Expect(UAstralBlueprintLibrary::FindNearestBatch(Index, { Q0, Q1 }, 1, F, Hits, Counts, Error) == EAstralOutcome::Success && Counts.Num() == 2 && Counts[0] == 1 && Counts[1] == 1
 			&& Hits.Num() == 2 && Hits[0].Id == 1 && Hits[1].Id == 2 && Hits[1].Payload == Unicode,
 			TEXT("Find Nearest (Batch), owner A: 1 then 2, with payloads (") + Ids(Hits) + TEXT(") ") + Error);
 
 		// Saved and loaded: tags, names, owners and payloads come back.
-		Expect(UAstralBlueprintLibrary::SaveIndexToFile(Index, SavePath, Error), TEXT("Save Index To File: ") + Error);
+		Expect(UAstralBlueprintLibrary::SaveIndexToFile(Index, SavePath, Error) == EAstralOutcome::Success, TEXT("Save Index To File: ") + Error);
 		UAstralIndex* Loaded = nullptr;
-		if (UAstralBlueprintLibrary::LoadIndexFromFile(SavePath, Loaded, Error))
+		if (UAstralBlueprintLibrary::LoadIndexFromFile(SavePath, Loaded, Error) == EAstralOutcome::Success)
 		{
 			F = FAstralQueryFilter();
 			F.Owner = A;
@@ -242,7 +242,7 @@ namespace UE::Astral::Tests::Scoped
 			Expect(Nearest(Loaded, F) == TEXT("2,3"), TEXT("loaded: any of Place.River: 2,3"));
 			Expect(TagBitOf(*Loaded->GetNative(), TEXT("Rumor")) == 0 && TagBitOf(*Loaded->GetNative(), TEXT("Threat")) == 5, TEXT("loaded: Rumor is still bit 0, Threat 5"));
 			// A name new to the loaded index takes a bit no saved name holds.
-			Expect(UAstralBlueprintLibrary::AddMemory(Loaded, 9, Vec(0.0f, 0.0f, 0.0f, 1.0f), { FName(TEXT("Quest")) }, NoTags, 0, FString(), Error),
+			Expect(UAstralBlueprintLibrary::AddMemory(Loaded, 9, Vec(0.0f, 0.0f, 0.0f, 1.0f), { FName(TEXT("Quest")) }, NoTags, 0, FString(), Error) == EAstralOutcome::Success,
 				TEXT("loaded: Add Memory with a new name: ") + Error);
 			Bit = TagBitOf(*Loaded->GetNative(), TEXT("Quest"));
 			Expect(Bit == 2, FString::Printf(TEXT("loaded: Quest takes bit 2 (%d)"), Bit));
@@ -253,10 +253,10 @@ namespace UE::Astral::Tests::Scoped
 		}
 
 		// Upsert replaces vector, tags and payload in one step.
-		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 2, Vec(0.0f, 0.0f, 1.0f, 0.0f), Threat, NoTags, A, TEXT("moved"), Error), TEXT("Upsert Memory 2: ") + Error);
-		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 5, Vec(0.0f, 0.0f, 0.0f, 1.0f), NoNames, NoTags, 0, TEXT("new"), Error), TEXT("Upsert Memory 5 (not stored: added): ") + Error);
+		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 2, Vec(0.0f, 0.0f, 1.0f, 0.0f), Threat, NoTags, A, TEXT("moved"), Error) == EAstralOutcome::Success, TEXT("Upsert Memory 2: ") + Error);
+		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 5, Vec(0.0f, 0.0f, 0.0f, 1.0f), NoNames, NoTags, 0, TEXT("new"), Error) == EAstralOutcome::Success, TEXT("Upsert Memory 5 (not stored: added): ") + Error);
 		TArray<FAstralResult> Moved;
-		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(0.0f, 0.0f, 1.0f, 0.0f), 1, FAstralQueryFilter(), Moved, Error) && Moved.Num() == 1
+		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(0.0f, 0.0f, 1.0f, 0.0f), 1, FAstralQueryFilter(), Moved, Error) == EAstralOutcome::Success && Moved.Num() == 1
 			&& Moved[0].Id == 2 && Moved[0].Payload == TEXT("moved"), TEXT("Upsert: 2 is found where it moved, with its new payload"));
 		F = FAstralQueryFilter();
 		F.AllTags = Threat;
@@ -267,31 +267,31 @@ namespace UE::Astral::Tests::Scoped
 		Expect(UAstralBlueprintLibrary::GetMemoryCount(Index) == 5, TEXT("Memory Count 5 after the upserts"));
 
 		TArray<float> Stored;
-		Expect(UAstralBlueprintLibrary::GetMemoryVector(Index, 2, Stored, Error) && Stored.Num() == 4 && Stored[0] == 0.0f && Stored[2] == 1.0f,
+		Expect(UAstralBlueprintLibrary::GetMemoryVector(Index, 2, Stored, Error) == EAstralOutcome::Success && Stored.Num() == 4 && Stored[0] == 0.0f && Stored[2] == 1.0f,
 			TEXT("Get Memory Vector 2: (0,0,1,0), F32 storage: exact. ") + Error);
 		FString Payload;
-		Expect(UAstralBlueprintLibrary::GetMemoryPayload(Index, 3, Payload, Error) && Payload == TEXT("three"), TEXT("Get Memory Payload 3: three"));
-		Expect(UAstralBlueprintLibrary::GetMemoryPayload(Index, 4, Payload, Error) && Payload.IsEmpty(), TEXT("Get Memory Payload 4: empty"));
+		Expect(UAstralBlueprintLibrary::GetMemoryPayload(Index, 3, Payload, Error) == EAstralOutcome::Success && Payload == TEXT("three"), TEXT("Get Memory Payload 3: three"));
+		Expect(UAstralBlueprintLibrary::GetMemoryPayload(Index, 4, Payload, Error) == EAstralOutcome::Success && Payload.IsEmpty(), TEXT("Get Memory Payload 4: empty"));
 
-		Expect(UAstralBlueprintLibrary::SetMemoryTags(Index, 4, Threat, NoTags, Error), TEXT("Set Memory Tags 4 = Threat: ") + Error);
+		Expect(UAstralBlueprintLibrary::SetMemoryTags(Index, 4, Threat, NoTags, Error) == EAstralOutcome::Success, TEXT("Set Memory Tags 4 = Threat: ") + Error);
 		F = FAstralQueryFilter();
 		F.AllTags = Threat;
 		Expect(Nearest(Index, F) == TEXT("1,3,2,4"), TEXT("Set Memory Tags: 4 now holds Threat (") + Nearest(Index, F) + TEXT(")"));
 
-		Expect(UAstralBlueprintLibrary::RemoveMemory(Index, 1, Error), TEXT("Remove Memory 1: ") + Error);
+		Expect(UAstralBlueprintLibrary::RemoveMemory(Index, 1, Error) == EAstralOutcome::Success, TEXT("Remove Memory 1: ") + Error);
 		Expect(!UAstralBlueprintLibrary::ContainsMemory(Index, 1) && UAstralBlueprintLibrary::GetMemoryCount(Index) == 4, TEXT("Remove Memory: 1 is gone"));
-		Expect(!UAstralBlueprintLibrary::RemoveMemory(Index, 1, Error)
+		Expect(UAstralBlueprintLibrary::RemoveMemory(Index, 1, Error) == EAstralOutcome::Failure
 			&& Error == TEXT("Astral Remove Memory: id not found: astral_index_remove: astral: id not found: id 1"), TEXT("Remove Memory 1 again: ") + Error);
 
-		Expect(UAstralBlueprintLibrary::ClearIndex(Index, Error), TEXT("Clear Index: ") + Error);
+		Expect(UAstralBlueprintLibrary::ClearIndex(Index, Error) == EAstralOutcome::Success, TEXT("Clear Index: ") + Error);
 		Expect(UAstralBlueprintLibrary::GetMemoryCount(Index) == 0 && Nearest(Index, FAstralQueryFilter()).IsEmpty(), TEXT("Clear Index: nothing left"));
 		Expect(TagBitOf(*Native, TEXT("Threat")) == 5, TEXT("Clear Index keeps the tag names"));
-		Expect(UAstralBlueprintLibrary::AddMemory(Index, 1, Vec(1.0f, 0.0f, 0.0f, 0.0f), Threat, NoTags, 0, FString(), Error), TEXT("Add Memory after Clear Index"));
+		Expect(UAstralBlueprintLibrary::AddMemory(Index, 1, Vec(1.0f, 0.0f, 0.0f, 0.0f), Threat, NoTags, 0, FString(), Error) == EAstralOutcome::Success, TEXT("Add Memory after Clear Index"));
 
-		Expect(UAstralBlueprintLibrary::ReleaseIndex(Index, Error), TEXT("Release Index: ") + Error);
+		Expect(UAstralBlueprintLibrary::ReleaseIndex(Index, Error) == EAstralOutcome::Success, TEXT("Release Index: ") + Error);
 		Expect(Index->IsReleased() && !Index->GetNative().IsValid() && Index->GetDimension() == 0, TEXT("Release Index drops the native index"));
 		Expect(UAstralBlueprintLibrary::GetMemoryCount(Index) == 0 && !UAstralBlueprintLibrary::ContainsMemory(Index, 1), TEXT("a released index counts 0, contains nothing"));
-		Expect(!UAstralBlueprintLibrary::AddVector(Index, 7, Vec(1.0f, 0.0f, 0.0f, 0.0f), Error) && Error == TEXT("Astral Add Vector: Index was released (Release Index)"),
+		Expect(UAstralBlueprintLibrary::AddVector(Index, 7, Vec(1.0f, 0.0f, 0.0f, 0.0f), Error) == EAstralOutcome::Failure && Error == TEXT("Astral Add Vector: Index was released (Release Index)"),
 			TEXT("a node on a released index fails: ") + Error);
 		// Native still holds it here, as a running async node would.
 		int64 Count = -1;

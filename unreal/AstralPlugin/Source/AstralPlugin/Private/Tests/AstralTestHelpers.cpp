@@ -77,7 +77,7 @@ namespace UE::Astral::Tests
 		FString Error;
 		FAstralIndexOptions Options;
 		Options.Kind = EAstralIndexKind::Flat;
-		if (!UAstralBlueprintLibrary::CreateIndex(static_cast<int32>(Fixture.dimension), Options, Index, Error))
+		if (UAstralBlueprintLibrary::CreateIndex(static_cast<int32>(Fixture.dimension), Options, Index, Error) != EAstralOutcome::Success)
 		{
 			Test.AddError(Error);
 			return nullptr;
