@@ -20,7 +20,9 @@ sources and reports, as FILE:LINE: [rule] message:
   expand-execs   meta ExpandBoolAsExecs / ExpandEnumAsExecs names ReturnValue
                  (of a function that returns something) or a parameter, and
                  that one is a bool (Bool) or a bool or UENUM (Enum)
-and two rules of this plugin's design that no compiler sees either:
+and three rules of this plugin's design that no compiler sees either:
+  outcome-pins   exec pins are expanded from a UENUM (EAstralOutcome: Success
+                 and Failure), never from a bool, whose pins read True/False
   task-capture   a lambda given to UE::Tasks::Launch lists its captures (no
                  [=] or [&]) and captures no `this`: background work holds
                  native pointers, never UObjects
@@ -366,6 +368,9 @@ class Lint:
                 if not ok:
                     self.report(src, start, "expand-execs", "%s of %s names %s, a %s: %s" % (
                         label, name, target, t, "not a bool" if label == "ExpandBoolAsExecs" else "neither a bool nor a UENUM"))
+                elif is_bool_type(t):
+                    self.report(src, start, "outcome-pins", "%s of %s expands the bool %s into True/False pins: "
+                                "return EAstralOutcome with ExpandEnumAsExecs for Success/Failure" % (label, name, target))
 
     # category, blueprint-type (properties)
     def check_properties(self, src):

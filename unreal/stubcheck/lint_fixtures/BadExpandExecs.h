@@ -34,9 +34,12 @@ public:
 	UFUNCTION(BlueprintCallable, Category = "Bad", meta = (ExpandBoolAsExecs = "Outcome")) // expect: expand-execs
 	static void EnumAsBool(EExpandOutcome& Outcome);
 
+	UFUNCTION(BlueprintCallable, Category = "Bad", meta = (ExpandEnumAsExecs = "ReturnValue")) // expect: expand-execs
+	static FString TextAsExecs();
+
 	UFUNCTION(BlueprintCallable, Category = "Bad", meta = (ExpandEnumAsExecs = "Outcome"))
 	static void EnumOutcome(EExpandOutcome& Outcome);
 
-	UFUNCTION(BlueprintCallable, Category = "Bad", meta = (ExpandBoolAsExecs = "ReturnValue", Keywords = "fine"))
-	static bool BoolOutcome(int32 Value, FString& Error);
+	UFUNCTION(BlueprintCallable, Category = "Bad", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "fine"))
+	static EExpandOutcome EnumReturned(int32 Value, FString& Error);
 };
