@@ -43,6 +43,8 @@ ASTRAL_SIGNATURE(void (*)(void*), FPlatformProcess::FreeDllHandle);
 ASTRAL_SIGNATURE(const FString& (*)(), FPaths::ProjectSavedDir);
 // Runtime/Core/Misc/FPaths/ConvertRelativePathToFull: static FString ConvertRelativePathToFull(const FString& InPath)
 ASTRAL_SIGNATURE(FString (*)(const FString&), FPaths::ConvertRelativePathToFull);
+// Runtime/Core/Misc/FPaths/FileExists: static bool FileExists(const FString& InPath)
+ASTRAL_SIGNATURE(bool (*)(const FString&), FPaths::FileExists);
 // Runtime/Core/Misc/FPaths/GetPath: static FString GetPath(const FString& InPath)
 ASTRAL_SIGNATURE(FString (*)(const FString&), FPaths::GetPath);
 // Runtime/Core/Misc/FPaths/IsRelative: static bool IsRelative(const FString& InPath)

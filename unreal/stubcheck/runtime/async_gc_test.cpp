@@ -17,6 +17,7 @@
 #include "AstralBlueprintLibrary.h"
 #include "AstralIndex.h"
 #include "AstralPlugin.h"
+#include "Misc/Paths.h"
 #include "StubRuntime.h"
 
 #include <cstdio>
@@ -351,7 +352,9 @@ int main(int argc, char** argv)
 		Missing->OnFailed.AddStubHandler([&LoadError](UAstralIndex*, const FString& E) { LoadError = E; });
 		Missing->Activate();
 		Finish();
-		Expect(Utf8(LoadError).rfind("Astral Load Index From File: i/o error: ", 0) == 0, "a missing file fails with \"Astral Load Index From File: i/o error: ...\"");
+		const FString MissingMessage = FString::Printf(TEXT("Astral Load Index From File: no index file at %s"),
+			*FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), TEXT("Astral/NoSuchIndex.idx")));
+		Expect(LoadError == MissingMessage, "a missing file fails with \"Astral Load Index From File: no index file at <its full path>\"");
 		TakeLog();
 	}
 

@@ -392,6 +392,12 @@ FString FPaths::ConvertRelativePathToFull(const FString& InPath)
 	return FString(UTF8_TO_TCHAR(std::filesystem::absolute(std::filesystem::path(TCHAR_TO_UTF8(*InPath))).lexically_normal().generic_string().c_str()));
 }
 
+bool FPaths::FileExists(const FString& InPath)
+{
+	std::error_code Ignored;
+	return std::filesystem::is_regular_file(std::filesystem::path(TCHAR_TO_UTF8(*InPath)), Ignored);
+}
+
 const FString& FPaths::ProjectSavedDir()
 {
 	// A fresh folder per run, as a project's Saved/.

@@ -20,6 +20,7 @@ public:
 	static const FString& ProjectSavedDir();
 	static FString GetPath(const FString& InPath);
 	static bool IsRelative(const FString& InPath);
+	static bool FileExists(const FString& InPath);
 
 private:
 	/** One '/' between parts, as FPaths::Combine joins them. */

@@ -2,6 +2,7 @@
 
 #include "AstralApi.h"
 #include "Async/Async.h"
+#include "Misc/Paths.h"
 #include "Misc/ScopeLock.h"
 #include "Tasks/Task.h"
 
@@ -174,6 +175,13 @@ TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::Create(i
 
 TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> FAstralNativeIndex::LoadFromFile(const FString& Path, bool bVerifyInBackground, FString& OutError)
 {
+	// A missing file is told in words of our own: the system's differ per
+	// platform, and a designer acts on "no file" first.
+	if (!FPaths::FileExists(Path))
+	{
+		UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral Load Index From File: no index file at %s"), *Path));
+		return nullptr;
+	}
 	// libastral takes UTF-8 paths on every platform, Windows included.
 	const FTCHARToUTF8 Utf8Path(*Path);
 	const uint32_t Flags = bVerifyInBackground ? ASTRAL_LOAD_VERIFY_IN_BACKGROUND : 0u;
