@@ -241,20 +241,29 @@ int main(int argc, char **argv) {
         return 2;
     }
     static char want[CASES][LINE], got[CASES][LINE];
-    /* A clean load, called in every mode: every mode's hashes equal the
-     * default mode's. */
-    if (run_child(argv[0], argv[1], 0, 4, want) != 0) {
-        return 1;
-    }
-    /* Tainted loads (FTZ|DAZ three times, FTZ, DAZ) and a clean one again,
-     * called in the default mode: the same hashes. */
     static const struct {
         unsigned mode;
         size_t calls;
     } loads[] = {{MODE_FTZ | MODE_DAZ, 1}, {MODE_FTZ | MODE_DAZ, 1}, {MODE_FTZ | MODE_DAZ, 1},
                  {MODE_FTZ, 1},           {MODE_DAZ, 1},           {0, 1}};
+#ifdef ASTRAL_GO_ASAN
+    /* The -asan library runs each case about 40 times slower. The plain
+     * build proves every mode; here a clean load called in the default mode
+     * and one FTZ|DAZ load run every case, so each goes through the
+     * sanitized library and is still compared: the rest repeats that code. */
+    const size_t clean_modes = 1, nloads = 1;
+#else
+    const size_t clean_modes = 4, nloads = sizeof loads / sizeof loads[0];
+#endif
+    /* A clean load, called in every mode: every mode's hashes equal the
+     * default mode's. */
+    if (run_child(argv[0], argv[1], 0, clean_modes, want) != 0) {
+        return 1;
+    }
+    /* Tainted loads (FTZ|DAZ three times, FTZ, DAZ) and a clean one again,
+     * called in the default mode: the same hashes. */
     int failures = 0, checks = 0;
-    for (size_t i = 0; i < CASES; i++) {
+    for (size_t i = 0; i < clean_modes * (CASES / 4); i++) {
         unsigned mode, kind, metric, st;
         char hash[32];
         if (sscanf(want[i], "%x %u %u %u %31s", &mode, &kind, &metric, &st, hash) != 5) {
@@ -270,7 +279,7 @@ int main(int argc, char **argv) {
             failures++;
         }
     }
-    for (size_t l = 0; l < sizeof loads / sizeof loads[0]; l++) {
+    for (size_t l = 0; l < nloads; l++) {
         if (run_child(argv[0], argv[1], loads[l].mode, loads[l].calls, got) != 0) {
             return 1;
         }
@@ -287,8 +296,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "test_fpenv: %d of %d checks FAILED\n", failures, checks);
         return 1;
     }
-    printf("test_fpenv: all %d checks passed (%d cases; 7 loads, clean and under FTZ, DAZ, both)\n",
-           checks, CASES / 4);
+    printf("test_fpenv: all %d checks passed (%d cases; %zu loads, clean and tainted)\n", checks,
+           CASES / 4, nloads + 1);
     return 0;
 }
 #else
