@@ -44,6 +44,12 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 			n := n
 			if kind == KindHNSW {
 				n = sized(1500, 400)
+				if testsize.Emulated() {
+					// Under qemu the graphs are for the arm64 kernels'
+					// scores in a build and a search: just over
+					// parallelBuildMin still takes the parallel build.
+					n = parallelBuildMin + 4
+				}
 			}
 			for _, m := range []Metric{Cosine, Dot, L2} {
 				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
@@ -188,6 +194,11 @@ func TestStorageQueryAllocatesNothing(t *testing.T) {
 	// Short: 1,000 records still split between the caller and the worker
 	// and make a graph of three levels; the hot path is the same code.
 	n := sized(3000, 1000)
+	if testsize.Emulated() {
+		// Under qemu (the arm64 kernels on the hot path): three flat
+		// chunks, still split, and a graph over parallelBuildMin.
+		n = 600
+	}
 	vecs, q := randomVectors(r, n, 384), randomVectors(r, 1, 384)
 	qs := randomVectors(r, 20, 384)
 	for _, c := range storageCases {

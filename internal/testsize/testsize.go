@@ -18,7 +18,9 @@
 //     memory order, so it cannot show arm64's reorderings; -race proves
 //     the locking natively) and file handling the native runs prove on the
 //     same Go code. The kernels, and everything that reaches scores through
-//     them, run.
+//     them, run; where a test's other repeats (thread counts, sizes) only
+//     prove the same Go code again, it takes a smaller emulated size
+//     (Emulated), still large enough to reach the same code paths.
 //
 // make test-long sets ASTRAL_TEST_LONG=1 for the sizes no configuration of
 // make test can afford (Long).
