@@ -11,7 +11,9 @@
 # The test binaries run with ASTRAL_TEST_EMULATED=1 (internal/testsize):
 # tests that prove nothing arm64-specific skip, the rest take -short sizes.
 # Each test binary has -test.timeout (QEMU_TEST_TIMEOUT, 25m) and each step
-# a budget (STEP_BUDGET seconds, 1800): a hang fails loudly.
+# a budget (STEP_BUDGET seconds, 1800): a hang fails loudly. The qemu runs
+# go side by side, QEMU_JOBS (the number of CPUs) at a time, each with its
+# own log; the summary lists them in a fixed order.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,40 +33,81 @@ trap 'rm -rf "$work"' EXIT
 start=$SECONDS
 test_timeout=${QEMU_TEST_TIMEOUT:-25m}
 budget=${STEP_BUDGET:-1800}
+# qemu-user runs a test binary on about one core: the binaries run side by
+# side, this many at a time.
+qemu_jobs=${QEMU_JOBS:-$(nproc 2>/dev/null || echo 2)}
 failed=0
 summary=()
+nsteps=0
 
-# step NAME CMD... runs a step, keeps going on failure, records the outcome.
-step() {
-  local name=$1 t0=$SECONDS
-  shift
-  echo "== $name"
-  if "$@" >"$work/log" 2>&1; then
-    summary+=("ok    $(printf '%-40s' "$name") $((SECONDS - t0))s $(counts)")
-  else
+# report NAME LOG RC SECONDS records a finished step and, if it failed,
+# prints each failed test with the output -test.v streamed before its
+# verdict, else the end of its log.
+report() {
+  local name=$1 log=$2 rc=$3 secs=$4 verdict=ok
+  if ((rc != 0)); then
     failed=1
-    summary+=("FAIL  $(printf '%-40s' "$name") $((SECONDS - t0))s $(counts)")
-    ((SECONDS - t0 < budget)) || echo "$name: over its budget of ${budget}s: killed" >>"$work/log"
-    # Each failed test with the output -test.v streamed before its verdict,
-    # else the end of the log.
-    if grep -q -e '^--- FAIL' "$work/log"; then
+    verdict=FAIL
+    echo "== $name: FAILED"
+    ((rc != 124 && rc != 137)) || echo "$name: over its budget of ${budget}s: killed" >>"$log"
+    if grep -q -e '^--- FAIL' "$log"; then
       awk '/^=== RUN/ { if ($3 !~ /\//) buf = ""; next }
         /^=== / || /^ *--- (PASS|SKIP)/ { next }
         /^--- FAIL/ { printf "%s%s\n", buf, $0; buf = ""; next }
-        { buf = buf $0 "\n" }' "$work/log" | head -n 80 || true
+        { buf = buf $0 "\n" }' "$log" | head -n 80 || true
     else
-      tail -n 40 "$work/log" || true
+      tail -n 40 "$log" || true
     fi
   fi
+  summary+=("$(printf '%-5s %-40s %4ss %s' "$verdict" "$name" "$secs" "$(counts "$log")")")
 }
 
-# counts summarises the top-level test results in the last step's log.
+# counts LOG summarises the top-level test results in a step's log.
 counts() {
   local p f s
-  p=$(grep -c '^--- PASS' "$work/log" || true)
-  f=$(grep -c '^--- FAIL' "$work/log" || true)
-  s=$(grep -c '^--- SKIP' "$work/log" || true)
+  p=$(grep -c '^--- PASS' "$1" || true)
+  f=$(grep -c '^--- FAIL' "$1" || true)
+  s=$(grep -c '^--- SKIP' "$1" || true)
   if ((p + f + s)); then echo "(pass $p, fail $f, skip $s)"; fi
+}
+
+# step NAME CMD... runs a step now and keeps going on failure.
+step() {
+  local name=$1 t0=$SECONDS rc=0 log
+  shift
+  nsteps=$((nsteps + 1))
+  log=$work/$nsteps.log
+  echo "== $name"
+  "$@" >"$log" 2>&1 || rc=$?
+  report "$name" "$log" "$rc" $((SECONDS - t0))
+}
+
+# bg_step NAME CMD... starts a step in the background once fewer than $qemu_jobs
+# run; bg_wait waits for them all and records them in the order started.
+bg_names=() bg_pids=() bg_logs=() bg_starts=()
+bg_step() {
+  local name=$1
+  shift
+  while (($(jobs -rp | wc -l) >= qemu_jobs)); do wait -n || true; done
+  nsteps=$((nsteps + 1))
+  echo "== $name (started)"
+  bg_names+=("$name") bg_logs+=("$work/$nsteps.log") bg_starts+=($SECONDS)
+  (
+    t0=$SECONDS
+    rc=0
+    "$@" >"$work/$nsteps.log" 2>&1 || rc=$?
+    echo "$rc $((SECONDS - t0))" >"$work/$nsteps.done"
+  ) &
+  bg_pids+=($!)
+}
+bg_wait() {
+  local i rc secs
+  wait "${bg_pids[@]}" || true
+  for i in "${!bg_names[@]}"; do
+    read -r rc secs <"${bg_logs[$i]%.log}.done" || { rc=1 secs=$((SECONDS - bg_starts[i])); }
+    report "${bg_names[$i]}" "${bg_logs[$i]}" "$rc" "$secs"
+  done
+  bg_names=() bg_pids=() bg_logs=() bg_starts=()
 }
 
 # bounded CMD... runs CMD within the step budget; timeout signals its whole
@@ -86,27 +129,47 @@ cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 bounded go test -c "$@"; }
 step "host: NEON words decode (objdump)" bounded go test -count=1 -timeout 5m -v -run '^TestNEONWordsDecode$' ./kernel/
 step "vet kernel for arm64" bounded env GOARCH=arm64 go vet ./kernel/
 
-pkgs=(kernel flat hnsw astral internal/pool internal/fixture)
+# The kernel runs in full (seconds under qemu); the rest take -short.
+# TestNEONWordsDecode ran on the host above. A binary that failed to build
+# fails its build step; its run is not started.
+skip='^TestNEONWordsDecode$'
+
+# qemu_run PKG starts the qemu runs of PKG's binary (bg_step).
+qemu_run() {
+  local pkg=$1 name=${1//\//_}
+  [ -x "$work/$name.test" ] || return 0
+  case $pkg in
+  astral)
+    # In two halves, one per core: complementary patterns, so every test
+    # runs once, whatever tests are added.
+    local shard='^TestStorage'
+    bg_step "qemu: astral -short ($shard)" qemu_test astral "$work/astral.test" -test.short -test.run "$shard"
+    bg_step "qemu: astral -short (the rest)" qemu_test astral "$work/astral.test" -test.short -test.skip "$shard"
+    ;;
+  kernel)
+    bg_step "qemu: kernel (neon)" qemu_test kernel "$work/kernel.test" -test.skip "$skip"
+    [ ! -x "$work/kernel_noasm.test" ] ||
+      bg_step "qemu: kernel -tags noasm" qemu_test kernel "$work/kernel_noasm.test" -test.skip "$skip"
+    ;;
+  *) bg_step "qemu: $pkg -short" qemu_test "$pkg" "$work/$name.test" -test.short ;;
+  esac
+}
+
+# astral is the longest under qemu: its runs start as soon as it is built,
+# and the other builds go on beside them.
+step "build astral for linux/arm64" cross -o "$work/astral.test" ./astral
+qemu_run astral
+pkgs=(kernel hnsw flat internal/pool internal/fixture)
 for pkg in "${pkgs[@]}"; do
-  name=${pkg//\//_}
-  step "build $pkg for linux/arm64" cross -o "$work/$name.test" "./$pkg"
+  step "build $pkg for linux/arm64" cross -o "$work/${pkg//\//_}.test" "./$pkg"
 done
 step "build kernel -tags noasm" cross -tags noasm -o "$work/kernel_noasm.test" ./kernel
-
-# The kernel runs in full (seconds under qemu); the rest take -short.
-# TestNEONWordsDecode ran on the host above.
-skip='^TestNEONWordsDecode$'
-step "qemu: kernel (neon)" qemu_test kernel "$work/kernel.test" -test.skip "$skip"
-step "qemu: kernel -tags noasm" qemu_test kernel "$work/kernel_noasm.test" -test.skip "$skip"
-for pkg in "${pkgs[@]:1}"; do
-  name=${pkg//\//_}
-  step "qemu: $pkg -short" qemu_test "$pkg" "$work/$name.test" -test.short
-done
-
 step "build for darwin/arm64" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
   go build ./kernel/ ./flat/ ./astral/ ./internal/...
 step "build for darwin/arm64 -tags noasm" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
   go build -tags noasm ./kernel/ ./flat/ ./astral/ ./internal/...
+for pkg in "${pkgs[@]}"; do qemu_run "$pkg"; done
+bg_wait
 
 echo
 echo "test-arm64 summary ($((SECONDS - start))s):"
