@@ -11,6 +11,7 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -157,7 +158,13 @@ func TestExactIsBruteForce(t *testing.T) {
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
 	filters := testFilters(d)
 	e := NewExactSearcher(4)
-	for _, workers := range []int{-1, 0, 1, 2, 3} {
+	counts := []int{-1, 0, 1, 2, 3}
+	if testsize.Emulated() {
+		// Under qemu none against 3 workers: the arm64 kernels score the
+		// same candidates in each; the other counts are the native runs'.
+		counts = []int{-1, 3}
+	}
+	for _, workers := range counts {
 		var p *pool.Pool // -1: none; 0: a pool of no workers
 		if workers >= 0 {
 			var err error
