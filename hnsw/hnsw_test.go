@@ -8,12 +8,18 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
 
 func TestRecallClustered(t *testing.T) {
 	n := sized(5000, 800)
+	if testsize.Emulated() {
+		// Under qemu the arm64 kernels' scores, bit for bit, in each
+		// build mode: recall follows from them (SkipScoresProven).
+		n = 300
+	}
 	d := load(t, "clustered", n, 100, 64, score.AdjustScale)
 	truth := exact(t, d, nil, 10)
 	for _, mode := range []string{"insert", "build", "deterministic"} {
@@ -149,6 +155,7 @@ func TestDeterministicAcrossKernels(t *testing.T) {
 // 96 record words, 5 header words and 32 links, 532 bytes, and the storage
 // per node, upper levels included, within 540 (hnswlib's is about 1,700).
 func TestBytesPerVector(t *testing.T) {
+	testsize.SkipEmulated(t, "memory accounting, the same Go code on every 64-bit CPU")
 	d := load(t, "clustered", sized(3000, 1000), 1, 384, score.AdjustScale)
 	g := newGraph(t, d, Config{M: 16, EfConstruction: 32, Seed: 1})
 	require.Equal(t, 532, g.bstride)
