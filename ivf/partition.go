@@ -1,0 +1,365 @@
+package ivf
+
+import (
+	"fmt"
+
+	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/mem"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
+)
+
+// partition is one list: its records in one aligned slab, slot order, with
+// their ids, attributes and adjust values beside them, as flat keeps them.
+// A removed record stays as a tombstone (a bit in dead) until the
+// partition is compacted.
+type partition struct {
+	slab   []byte // cap(ids)*stride bytes; slots [0, len(ids)) used
+	ids    []uint64
+	tags   []uint64
+	owners []uint64
+	// Per-record columns flat adds (times, importance) go here, one per
+	// slot, moved with the others by put, compact and split.
+	bias  []float32 // nil for AdjustNone
+	scale []float32 // nil unless AdjustScaleSubtract
+	dead  []uint64  // tombstone bits by slot; nil or all zero when ndead == 0
+	ndead int
+	dirty bool // changed since MarkClean
+	// noSplitBelow: a split found the records alike; retry past this size.
+	noSplitBelow int
+	// borrowed: the slices alias parts given to FromParts (perhaps a
+	// read-only mapping); the first write copies them (own).
+	borrowed bool
+}
+
+// compactMin and compactShare trigger a partition's compaction: more than
+// compactMin tombstones and more than 1/compactShare of its slots.
+const (
+	compactMin   = 32
+	compactShare = 8
+)
+
+func (x *Index) newPartition(capacity int) *partition {
+	p := &partition{dirty: true}
+	p.grow(x, capacity)
+	if x.adjust != score.AdjustNone && p.bias == nil {
+		p.bias = []float32{}
+	}
+	if x.adjust == score.AdjustScaleSubtract && p.scale == nil {
+		p.scale = []float32{}
+	}
+	return p
+}
+
+// slots is the number of used slots, tombstones included.
+func (p *partition) slots() int { return len(p.ids) }
+
+func (p *partition) liveLen() int { return len(p.ids) - p.ndead }
+
+func (p *partition) record(s, stride int) []byte { return p.slab[s*stride : (s+1)*stride] }
+
+func (p *partition) isDead(s int) bool { return p.ndead > 0 && p.dead[s>>6]&(1<<(s&63)) != 0 }
+
+func (p *partition) bytes() int64 {
+	return int64(len(p.slab)) + int64(cap(p.ids)+cap(p.tags)+cap(p.owners)+cap(p.dead))*8 + int64(cap(p.bias)+cap(p.scale))*4
+}
+
+// grow makes room for n more slots, copying into memory of the index's own.
+func (p *partition) grow(x *Index, n int) {
+	used := len(p.ids)
+	if !p.borrowed && (used+n)*x.stride <= len(p.slab) {
+		return
+	}
+	capacity := used + n
+	if capacity*x.stride > len(p.slab) {
+		capacity = max(capacity, 2*len(p.slab)/x.stride, 16)
+	} else {
+		capacity = len(p.slab) / x.stride
+	}
+	slab := mem.Bytes(capacity * x.stride)
+	copy(slab, p.slab[:used*x.stride])
+	p.slab = slab
+	p.ids = regrow(p.ids, capacity)
+	p.tags = regrow(p.tags, capacity)
+	p.owners = regrow(p.owners, capacity)
+	if p.bias != nil {
+		p.bias = regrow(p.bias, capacity)
+	}
+	if p.scale != nil {
+		p.scale = regrow(p.scale, capacity)
+	}
+	if p.dead != nil {
+		p.dead = regrow(p.dead, (capacity+63)/64)[:(capacity+63)/64]
+	}
+	p.borrowed = false
+}
+
+// regrow copies s into a new slice of capacity c.
+func regrow[T any](s []T, c int) []T {
+	ns := make([]T, len(s), c)
+	copy(ns, s)
+	return ns
+}
+
+// put appends one record to p and returns its slot.
+func (p *partition) put(x *Index, id uint64, rec []byte, bias, scale float32, a match.Attr) int {
+	p.grow(x, 1)
+	s := len(p.ids)
+	copy(p.slab[s*x.stride:(s+1)*x.stride], rec)
+	p.ids = append(p.ids, id)
+	p.tags = append(p.tags, a.Tags)
+	p.owners = append(p.owners, a.Owner)
+	if p.bias != nil {
+		p.bias = append(p.bias, bias)
+	}
+	if p.scale != nil {
+		p.scale = append(p.scale, scale)
+	}
+	p.dirty = true
+	return s
+}
+
+// handle records that id lives at partition pi, slot s.
+func (x *Index) handle(id uint64, pi, s int) {
+	w := uint64(pi)<<32 | uint64(uint32(s))
+	if h, ok := x.slots.Get(id); ok {
+		x.where[h] = w
+		return
+	}
+	var h int32
+	if n := len(x.free); n > 0 {
+		h, x.free = x.free[n-1], x.free[:n-1]
+		x.where[h] = w
+	} else {
+		h = int32(len(x.where))
+		x.where = append(x.where, w)
+	}
+	x.slots.Put(id, h)
+}
+
+// Add stores one encoded record (Stride bytes) under id in the partition of
+// its nearest centroid, with its adjust value, multiplier (read only by
+// AdjustScaleSubtract) and attributes. A partition that grows past the
+// split size is split in two.
+func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) error {
+	if x.cents == nil {
+		return ErrNotTrained
+	}
+	if x.slots.Has(id) {
+		return ErrDuplicateID
+	}
+	if len(rec) < x.stride {
+		return fmt.Errorf("%w: record of %d bytes, want %d", ErrConfig, len(rec), x.stride)
+	}
+	pi := x.nearest(rec[:x.stride], scale)
+	p := x.parts[pi]
+	s := p.put(x, id, rec, bias, scale, a)
+	x.handle(id, pi, s)
+	x.live++
+	if x.splitAt > 0 && p.liveLen() > x.splitAt && len(x.parts) < MaxNList {
+		x.split(pi)
+	}
+	return nil
+}
+
+// nearest is the partition whose centroid scores best against rec.
+func (x *Index) nearest(rec []byte, scale float32) int {
+	if x.addVec == nil {
+		x.addVec = make([]float32, x.dim)
+		x.addTmp = make([]float32, x.dim)
+		x.addQ = make([]float32, x.cents.queryLen())
+	}
+	if len(x.addScores) < x.cents.len() {
+		x.addScores = make([]float32, 2*x.cents.len())
+	}
+	d := x.decoder(nil)
+	d.decode(x.addVec, rec, 0)
+	if x.adjust == score.AdjustScaleSubtract {
+		for i := range x.addVec {
+			x.addVec[i] *= scale
+		}
+	}
+	qc := x.cents.prepare(x.addQ, x.addVec, false, x.addTmp)
+	b, _ := best(x.cents.scores(qc, x.addScores))
+	return b
+}
+
+// Remove deletes id: its slot becomes a tombstone, and the partition is
+// compacted once tombstones are many.
+func (x *Index) Remove(id uint64) error {
+	pi, s, ok := x.locate(id)
+	if !ok {
+		return ErrNotFound
+	}
+	p := x.parts[pi]
+	if p.dead == nil || len(p.dead) < (cap(p.ids)+63)/64 {
+		p.dead = regrow(p.dead, (cap(p.ids)+63)/64)[:(cap(p.ids)+63)/64]
+	}
+	p.dead[s>>6] |= 1 << (s & 63)
+	p.ndead++
+	p.dirty = true
+	x.live--
+	x.dead++
+	h, _ := x.slots.Get(id)
+	x.slots.Delete(id)
+	x.free = append(x.free, h)
+	if p.ndead > compactMin && p.ndead*compactShare > p.slots() {
+		x.compact(pi)
+	}
+	return nil
+}
+
+// compact drops partition pi's tombstones, keeping the live records in
+// slot order.
+func (x *Index) compact(pi int) {
+	p := x.parts[pi]
+	if p.borrowed {
+		p.grow(x, 0)
+	}
+	x.keep(pi, func(s int) bool { return !p.isDead(s) })
+}
+
+// keep keeps, in slot order, the slots of partition pi that keep reports,
+// updating their handles; the others (tombstones or records moved away)
+// are dropped.
+func (x *Index) keep(pi int, keep func(s int) bool) {
+	p := x.parts[pi]
+	if p.borrowed {
+		p.grow(x, 0)
+	}
+	st := x.stride
+	j := 0
+	for s := range p.ids {
+		if !keep(s) {
+			continue
+		}
+		if j != s {
+			copy(p.slab[j*st:(j+1)*st], p.slab[s*st:(s+1)*st])
+			p.ids[j], p.tags[j], p.owners[j] = p.ids[s], p.tags[s], p.owners[s]
+			if p.bias != nil {
+				p.bias[j] = p.bias[s]
+			}
+			if p.scale != nil {
+				p.scale[j] = p.scale[s]
+			}
+			x.handle(p.ids[j], pi, j)
+		}
+		j++
+	}
+	clear(p.slab[j*st : len(p.ids)*st])
+	x.dead -= p.ndead
+	p.ids, p.tags, p.owners = p.ids[:j], p.tags[:j], p.owners[:j]
+	if p.bias != nil {
+		p.bias = p.bias[:j]
+	}
+	if p.scale != nil {
+		p.scale = p.scale[:j]
+	}
+	clear(p.dead)
+	p.ndead = 0
+	p.dirty = true
+}
+
+// SetTags changes a stored record's tags; false if id is not stored.
+func (x *Index) SetTags(id, tags uint64) bool {
+	pi, s, ok := x.locate(id)
+	if ok {
+		p := x.parts[pi]
+		if p.borrowed {
+			p.grow(x, 0)
+		}
+		p.tags[s] = tags
+		p.dirty = true
+	}
+	return ok
+}
+
+// Build trains an index on the records (Stride bytes each, slot order)
+// and adds them all: ids, adjust values (nil for AdjustNone), multipliers
+// (nil unless AdjustScaleSubtract) and attributes (nil for zeros). Records
+// are assigned in parallel on p; each partition keeps them in input order,
+// so the index is the same whatever p's worker count.
+func Build(x *Index, recs []byte, ids []uint64, bias, scales []float32, tags, owners []uint64, p *pool.Pool) error {
+	n := len(ids)
+	switch {
+	case len(recs) != n*x.stride:
+		return fmt.Errorf("%w: %d record bytes for %d records", ErrConfig, len(recs), n)
+	case x.adjust != score.AdjustNone && len(bias) != n:
+		return fmt.Errorf("%w: %d adjust values for %d records", ErrConfig, len(bias), n)
+	case x.adjust == score.AdjustScaleSubtract && len(scales) != n:
+		return fmt.Errorf("%w: %d multipliers for %d records", ErrConfig, len(scales), n)
+	case tags != nil && len(tags) != n || owners != nil && len(owners) != n:
+		return fmt.Errorf("%w: attribute columns of %d and %d for %d records", ErrConfig, len(tags), len(owners), n)
+	}
+	if x.adjust != score.AdjustScaleSubtract {
+		scales = nil
+	}
+	seen := make(map[uint64]struct{}, n)
+	for _, id := range ids {
+		if _, dup := seen[id]; dup {
+			return fmt.Errorf("%w: %d", ErrDuplicateID, id)
+		}
+		seen[id] = struct{}{}
+	}
+	seen = nil
+	if err := x.Train(recs, scales, p); err != nil {
+		return err
+	}
+	assign := x.Assign(recs, scales, p)
+	counts := make([]int, len(x.parts))
+	for _, a := range assign {
+		counts[a]++
+	}
+	for i, c := range counts {
+		x.parts[i].grow(x, c)
+	}
+	x.slots.Reserve(n)
+	x.where = make([]uint64, 0, n)
+	for i, a := range assign {
+		var at match.Attr
+		if tags != nil {
+			at.Tags = tags[i]
+		}
+		if owners != nil {
+			at.Owner = owners[i]
+		}
+		var b, sc float32 = 0, 1
+		if bias != nil {
+			b = bias[i]
+		}
+		if scales != nil {
+			sc = scales[i]
+		}
+		pt := x.parts[a]
+		s := pt.put(x, ids[i], recs[i*x.stride:(i+1)*x.stride], b, sc, at)
+		x.handle(ids[i], int(a), s)
+	}
+	x.live = n
+	return nil
+}
+
+// Assign returns the partition of each record (Stride bytes each) with its
+// multiplier (nil unless AdjustScaleSubtract), scored on p's workers.
+func (x *Index) Assign(recs []byte, scales []float32, p *pool.Pool) []int32 {
+	n := len(recs) / x.stride
+	if x.adjust != score.AdjustScaleSubtract {
+		scales = nil
+	}
+	out := make([]int32, n)
+	dec := x.decoder(scales)
+	nparts := participants(p)
+	as := make([]*assigner, nparts)
+	vecs := make([][]float32, nparts)
+	parallel(p, n, assignBlock, func(part, lo, hi int) {
+		if as[part] == nil {
+			as[part] = newAssigner(x.cents)
+			vecs[part] = make([]float32, assignBlock*x.dim)
+		}
+		v := vecs[part]
+		for i := lo; i < hi; i++ {
+			dec.decode(v[(i-lo)*x.dim:], recs, i)
+		}
+		as[part].assign(v[:(hi-lo)*x.dim], out[lo:hi], nil)
+	})
+	return out
+}
