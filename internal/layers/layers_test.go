@@ -93,11 +93,12 @@ var helper = is("internal/pool", "internal/crc32c", "internal/fpenv", "internal/
 var rules = []rule{
 	{from: is("kernel"), forbidden: anything, why: "kernel imports nothing of this module"},
 	{from: is("internal/score"), forbidden: func(p string) bool { return p != "kernel" }, why: "the scoring words sit on the kernel alone"},
-	{from: is("flat"), forbidden: is("hnsw", "astral", "capi", "cmd"), why: "flat knows neither hnsw nor the engine"},
-	{from: is("hnsw"), forbidden: is("flat", "astral", "capi", "cmd"), why: "hnsw knows neither flat nor the engine"},
+	{from: is("flat"), forbidden: is("hnsw", "ivf", "astral", "capi", "cmd"), why: "flat knows neither hnsw, ivf nor the engine"},
+	{from: is("hnsw"), forbidden: is("flat", "ivf", "astral", "capi", "cmd"), why: "hnsw knows neither flat, ivf nor the engine"},
+	{from: is("ivf"), forbidden: is("flat", "hnsw", "astral", "capi", "cmd"), why: "ivf knows neither flat, hnsw nor the engine"},
 	{from: is("astral"), forbidden: is("capi", "cmd"), why: "the engine knows no C and no CLI"},
-	{from: is("astral/internal/file"), forbidden: is("flat", "hnsw", "kernel", "internal/score"), why: "the file container knows no index kind"},
-	{from: helper, forbidden: is("kernel", "internal/score", "flat", "hnsw", "astral", "capi", "cmd"), why: "helpers know no index"},
+	{from: is("astral/internal/file"), forbidden: is("flat", "hnsw", "ivf", "kernel", "internal/score"), why: "the file container knows no index kind"},
+	{from: helper, forbidden: is("kernel", "internal/score", "flat", "hnsw", "ivf", "astral", "capi", "cmd"), why: "helpers know no index"},
 	{
 		from:      is("capi"),
 		forbidden: func(p string) bool { return !under(p, "astral") && !helper(p) },
@@ -144,6 +145,12 @@ func TestRulesCatchForbiddenEdges(t *testing.T) {
 	cases := map[string]pkg{
 		"hnsw->flat":     {path: "hnsw", deps: []string{"flat", "kernel"}},
 		"flat->hnsw":     {path: "flat", deps: []string{"hnsw"}},
+		"ivf->flat":      {path: "ivf", deps: []string{"flat"}},
+		"ivf->hnsw":      {path: "ivf", deps: []string{"kernel", "hnsw"}},
+		"ivf->astral":    {path: "ivf", deps: []string{"astral"}},
+		"hnsw->ivf":      {path: "hnsw", deps: []string{"ivf"}},
+		"file->ivf":      {path: "astral/internal/file", deps: []string{"ivf"}},
+		"capi->ivf":      {path: "capi", imports: []string{"ivf"}},
 		"kernel->pool":   {path: "kernel", deps: []string{"internal/pool"}},
 		"capi->kernel":   {path: "capi", imports: []string{"astral", "kernel"}},
 		"capi->hnsw":     {path: "capi", imports: []string{"hnsw"}},
@@ -161,6 +168,7 @@ func TestRulesCatchForbiddenEdges(t *testing.T) {
 	allowed := map[string]pkg{
 		"capi":       {path: "capi", imports: []string{"astral", "astral/internal/file", "internal/fixture", "internal/fpenv"}, deps: []string{"astral", "flat", "hnsw", "kernel"}},
 		"hnsw":       {path: "hnsw", deps: []string{"kernel", "internal/score", "internal/pool", "internal/match"}},
+		"ivf":        {path: "ivf", deps: []string{"kernel", "internal/score", "internal/pool", "internal/match", "internal/mem", "internal/slotmap"}},
 		"cmd/astral": {path: "cmd/astral", deps: []string{"astral", "kernel", "internal/fixture"}},
 	}
 	require.Empty(t, violations(allowed))
