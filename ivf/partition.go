@@ -7,6 +7,7 @@ import (
 	"github.com/astral-engine/astral/internal/mem"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/internal/slotmap"
 )
 
 // partition is one list: its records in one aligned slab, slot order, with
@@ -275,11 +276,22 @@ func (x *Index) SetTags(id, tags uint64) bool {
 }
 
 // Build trains an index on the records (Stride bytes each, slot order)
-// and adds them all: ids, adjust values (nil for AdjustNone), multipliers
-// (nil unless AdjustScaleSubtract) and attributes (nil for zeros). Records
-// are assigned in parallel on p; each partition keeps them in input order,
-// so the index is the same whatever p's worker count.
+// and adds them all: Train, Assign, then Fill.
 func Build(x *Index, recs []byte, ids []uint64, bias, scales []float32, tags, owners []uint64, p *pool.Pool) error {
+	if err := x.checkColumns(recs, ids, bias, scales, tags, owners); err != nil {
+		return err
+	}
+	if x.adjust != score.AdjustScaleSubtract {
+		scales = nil
+	}
+	if err := x.Train(recs, scales, p); err != nil {
+		return err
+	}
+	return x.Fill(recs, ids, bias, scales, tags, owners, x.Assign(recs, scales, p))
+}
+
+// checkColumns checks that the columns describe len(ids) distinct records.
+func (x *Index) checkColumns(recs []byte, ids []uint64, bias, scales []float32, tags, owners []uint64) error {
 	n := len(ids)
 	switch {
 	case len(recs) != n*x.stride:
@@ -291,23 +303,43 @@ func Build(x *Index, recs []byte, ids []uint64, bias, scales []float32, tags, ow
 	case tags != nil && len(tags) != n || owners != nil && len(owners) != n:
 		return fmt.Errorf("%w: attribute columns of %d and %d for %d records", ErrConfig, len(tags), len(owners), n)
 	}
+	var seen slotmap.Map
+	seen.Reserve(n)
+	for i, id := range ids {
+		if seen.Has(id) {
+			return fmt.Errorf("%w: %d", ErrDuplicateID, id)
+		}
+		seen.Put(id, int32(i))
+	}
+	return nil
+}
+
+// Fill adds the records of a trained, empty index to the partitions
+// assign gives (Assign's answer), each partition keeping them in input
+// order: ids, adjust values (nil for AdjustNone), multipliers (nil unless
+// AdjustScaleSubtract) and attributes (nil for zeros).
+func (x *Index) Fill(recs []byte, ids []uint64, bias, scales []float32, tags, owners []uint64, assign []int32) error {
+	if x.cents == nil {
+		return ErrNotTrained
+	}
+	if x.live > 0 || x.dead > 0 {
+		return fmt.Errorf("%w: fill an empty index", ErrConfig)
+	}
+	if err := x.checkColumns(recs, ids, bias, scales, tags, owners); err != nil {
+		return err
+	}
+	n := len(ids)
+	if len(assign) != n {
+		return fmt.Errorf("%w: %d assignments for %d records", ErrConfig, len(assign), n)
+	}
 	if x.adjust != score.AdjustScaleSubtract {
 		scales = nil
 	}
-	seen := make(map[uint64]struct{}, n)
-	for _, id := range ids {
-		if _, dup := seen[id]; dup {
-			return fmt.Errorf("%w: %d", ErrDuplicateID, id)
-		}
-		seen[id] = struct{}{}
-	}
-	seen = nil
-	if err := x.Train(recs, scales, p); err != nil {
-		return err
-	}
-	assign := x.Assign(recs, scales, p)
 	counts := make([]int, len(x.parts))
 	for _, a := range assign {
+		if a < 0 || int(a) >= len(x.parts) {
+			return fmt.Errorf("%w: assignment to partition %d of %d", ErrConfig, a, len(x.parts))
+		}
 		counts[a]++
 	}
 	for i, c := range counts {
