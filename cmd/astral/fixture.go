@@ -35,18 +35,22 @@ engines can be measured on the very same data.`,
 	if err := checkOutputs(nil, output{"out", out}, output{"queries-out", qout}); err != nil {
 		return err
 	}
-	set, err := generate(data, n, nq, dim)
-	if err != nil {
+	if err := streamFixture(data, n, nq, dim, out, qout); err != nil {
 		return err
 	}
-	if err := fixture.SaveFvecsFile(out, set.Base, set.Dim); err != nil {
-		return err
-	}
-	if err := fixture.SaveFvecsFile(qout, set.Queries, set.Dim); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d × %d) and %s (%d queries)\n", out, set.N(), set.Dim, qout, set.NQ())
+	fmt.Fprintf(stdout, "wrote %s (%d × %d) and %s (%d queries)\n", out, n, dim, qout, nq)
 	return nil
+}
+
+// streamFixture writes the fixture a block at a time, so memory stays
+// bounded whatever n (10,000,000 × 384 would be 15 GiB at once).
+func streamFixture(data string, n, nq, dim int, out, qout string) error {
+	t := startTicker(fmt.Sprintf("generating %s, %d × %d and %d queries", data, n, dim, nq))
+	defer t.stop()
+	if err := fixture.StreamFvecsFile(out, data, n, dim, false); err != nil {
+		return err
+	}
+	return fixture.StreamFvecsFile(qout, data, nq, dim, true)
 }
 
 // checkFixtureShape refuses a fixture the generator or an index cannot take.
