@@ -15,6 +15,7 @@ import (
 	"fmt"
 
 	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/internal/slotmap"
 	"github.com/astral-engine/astral/kernel"
@@ -218,4 +219,77 @@ func (x *Index) Stats() Stats {
 	}
 	st.Bytes += int64(x.slots.Bytes()) + int64(cap(x.where))*8
 	return st
+}
+
+// Bytes is the memory the index holds, growth room included.
+func (x *Index) Bytes() int { return int(x.Stats().Bytes) }
+
+// BytesPerVector is what one live record costs: its share of Bytes.
+func (x *Index) BytesPerVector() float64 {
+	if x.live == 0 {
+		return 0
+	}
+	return float64(x.Bytes()) / float64(x.live)
+}
+
+// Participants is the most threads (p's workers plus the caller) one
+// query uses; a query probing fewer or smaller partitions uses fewer.
+func (x *Index) Participants(p *pool.Pool) int {
+	if p == nil {
+		return 1
+	}
+	return p.Workers() + 1
+}
+
+// Detach copies every partition still reading the parts given to
+// FromParts into memory of the index's own. Searches must not run
+// meanwhile.
+func (x *Index) Detach() {
+	for _, p := range x.parts {
+		if p.borrowed {
+			p.grow(x, 0)
+		}
+	}
+}
+
+// Each calls fn with every live record's id and attributes, partition by
+// partition in slot order.
+func (x *Index) Each(fn func(id uint64, a match.Attr)) {
+	for _, p := range x.parts {
+		for s, id := range p.ids {
+			if !p.isDead(s) {
+				fn(id, attrOf(p, s))
+			}
+		}
+	}
+}
+
+// Snapshot copies every live record, id, adjust value and multiplier in
+// Each's order: the input of a rebuild (a retrain, or another structure).
+// adj is nil for AdjustNone, scales unless AdjustScaleSubtract.
+func (x *Index) Snapshot() (ids []uint64, recs []byte, adj, scales []float32) {
+	ids = make([]uint64, 0, x.live)
+	recs = make([]byte, 0, x.live*x.stride)
+	if x.adjust != score.AdjustNone {
+		adj = make([]float32, 0, x.live)
+	}
+	if x.adjust == score.AdjustScaleSubtract {
+		scales = make([]float32, 0, x.live)
+	}
+	for _, p := range x.parts {
+		for s, id := range p.ids {
+			if p.isDead(s) {
+				continue
+			}
+			ids = append(ids, id)
+			recs = append(recs, p.record(s, x.stride)...)
+			if adj != nil {
+				adj = append(adj, p.bias[s])
+			}
+			if scales != nil {
+				scales = append(scales, p.scale[s])
+			}
+		}
+	}
+	return ids, recs, adj, scales
 }

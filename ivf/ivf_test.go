@@ -308,3 +308,43 @@ func TestConfigErrors(t *testing.T) {
 	require.Empty(t, search(y, NewSearcher(1), nil, 5, 2, nil, d.query(0))[0])
 	var _ *pool.Pool
 }
+
+func TestSnapshotEachDetach(t *testing.T) {
+	d := newData(t, 2000, 2, 64, score.AdjustScale)
+	x := d.build(t, 8, nil)
+	for i := 0; i < 2000; i += 3 {
+		require.NoError(t, x.Remove(d.ids[i]))
+	}
+	ids, recs, adj, scales := x.Snapshot()
+	require.Len(t, ids, x.Len())
+	require.Nil(t, scales)
+	seen := 0
+	x.Each(func(id uint64, a match.Attr) {
+		require.Equal(t, ids[seen], id)
+		want, ok := x.Attr(id)
+		require.True(t, ok)
+		require.Equal(t, want, a)
+		seen++
+	})
+	require.Equal(t, x.Len(), seen)
+	// A rebuild from the snapshot answers an exact query the same.
+	y, err := New(d.kern, d.adjust, x.Config())
+	require.NoError(t, err)
+	require.NoError(t, Build(y, recs, ids, adj, nil, nil, nil, nil))
+	s := NewSearcher(1)
+	q := d.query(0)
+	require.Equal(t, search(x, s, nil, 10, x.NList(), nil, q), search(y, s, nil, 10, y.NList(), nil, q))
+	// Detach leaves the loaded parts alone and the answers as they were.
+	saved := deepCopy(x.Parts())
+	z, err := New(d.kern, d.adjust, x.Config())
+	require.NoError(t, err)
+	require.NoError(t, FromParts(z, saved))
+	frozen := deepCopy(saved)
+	z.Detach()
+	for _, p := range z.parts {
+		require.False(t, p.borrowed)
+	}
+	require.NoError(t, z.Add(d.ids[0], d.recs[:z.stride], d.bias[0], 1, match.Attr{}))
+	require.Equal(t, frozen, saved)
+	require.Greater(t, z.BytesPerVector(), float64(z.stride))
+}
