@@ -25,6 +25,7 @@ import (
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/ivf"
 	"github.com/astral-engine/astral/kernel"
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -211,17 +212,26 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 	}
 	// p50s[c][run]; each run times every configuration over the same
 	// queries, one configuration after the other.
+	// The caller's thread CPU time per query is kept too: with threads 0
+	// it is the query's whole cost, which a busy machine's wall clock
+	// hides.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p50s := make([][]time.Duration, configs)
+	cpu50s := make([][]time.Duration, configs)
 	lat := make([]time.Duration, nqTime)
+	cpu := make([]time.Duration, nqTime)
 	for r := 0; r < runs; r++ {
 		for c := 0; c < configs; c++ {
 			for q := 0; q < nqTime; q++ {
-				t := time.Now()
+				t, tc := time.Now(), threadCPU()
 				call(c, q)
-				lat[q] = time.Since(t)
+				lat[q], cpu[q] = time.Since(t), threadCPU()-tc
 			}
 			slices.Sort(lat)
+			slices.Sort(cpu)
 			p50s[c] = append(p50s[c], lat[nqTime/2])
+			cpu50s[c] = append(cpu50s[c], cpu[nqTime/2])
 		}
 	}
 	// The run whose flat p50 is the median, and every configuration's p50
@@ -233,15 +243,32 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 	slices.SortFunc(order, func(a, b int) int { return int(p50s[0][a] - p50s[0][b]) })
 	mid := order[runs/2]
 	fmt.Printf("\nthreads %d (%d participants), %d queries timed × %d runs, run %d has the median flat p50:\n", workers, workers+1, nqTime, runs, mid)
-	fmt.Printf("%-10s %8s %10s %12s %12s\n", "index", "nprobe", "recall_q", "p50_us", "p50/flat")
-	flatP50 := p50s[0][mid]
+	fmt.Printf("%-10s %8s %10s %12s %12s %14s %14s\n", "index", "nprobe", "recall_q", "p50_us", "p50/flat", "cpu_p50_us", "cpu_p50/flat")
+	flatP50, flatCPU := p50s[0][mid], median(cpu50s[0])
 	for c := 0; c < configs; c++ {
 		name, np := "flat", "-"
 		if c > 0 {
 			name, np = "ivf", strconv.Itoa(probes[c-1])
 		}
-		fmt.Printf("%-10s %8s %10.4f %12.1f %12.3f\n", name, np, recall[c], float64(p50s[c][mid].Nanoseconds())/1e3, float64(p50s[c][mid])/float64(flatP50))
+		cp := median(cpu50s[c])
+		fmt.Printf("%-10s %8s %10.4f %12.1f %12.3f %14.1f %14.3f\n", name, np, recall[c], float64(p50s[c][mid].Nanoseconds())/1e3,
+			float64(p50s[c][mid])/float64(flatP50), float64(cp.Nanoseconds())/1e3, float64(cp)/float64(flatCPU))
 	}
+}
+
+// threadCPU is the CPU time of the calling OS thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// median is the median of d (d is reordered).
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 // cpuTime is the user and system time the process has used: on a shared
