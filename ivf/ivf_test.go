@@ -6,10 +6,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/internal/testsize"
+	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
 
@@ -347,4 +349,60 @@ func TestSnapshotEachDetach(t *testing.T) {
 	require.NoError(t, z.Add(d.ids[0], d.recs[:z.stride], d.bias[0], 1, match.Attr{}))
 	require.Equal(t, frozen, saved)
 	require.Greater(t, z.BytesPerVector(), float64(z.stride))
+}
+
+// TestScaledL2 runs int8 records under L2 (score = dot × s − v): training
+// decodes them with their multipliers, adds choose by them, and a full
+// probe is exact.
+func TestScaledL2(t *testing.T) {
+	const n, dim = 1500, 32
+	set, err := fixture.Generate("clustered", n, 4, dim)
+	require.NoError(t, err)
+	k, err := kernel.New(nil, dim, kernel.Int8)
+	require.NoError(t, err)
+	st := k.Stride()
+	recs := make([]byte, n*st)
+	ids := make([]uint64, n)
+	bias := make([]float32, n)
+	scales := make([]float32, n)
+	units := make([]float32, dim)
+	for i := 0; i < n; i++ {
+		rec := recs[i*st : (i+1)*st]
+		scales[i] = kernel.Encode(kernel.Int8, rec, set.Row(i))
+		kernel.DecodeUnits(kernel.Int8, units, rec)
+		for c := range units {
+			units[c] *= scales[i]
+		}
+		bias[i] = float32(sumSquares(units))
+		ids[i] = uint64(i)
+	}
+	x, err := New(k, score.AdjustScaleSubtract, Config{Dim: dim, NList: 10, Seed: 2, SplitAt: 120})
+	require.NoError(t, err)
+	half := n / 2
+	require.NoError(t, Build(x, recs[:half*st], ids[:half], bias[:half], scales[:half], nil, nil, nil))
+	for i := half; i < n; i++ {
+		require.NoError(t, x.Add(ids[i], recs[i*st:(i+1)*st], bias[i], scales[i], match.Attr{}))
+	}
+	require.Greater(t, x.Stats().Splits, 0)
+	s := NewSearcher(1)
+	for i := 0; i < 4; i++ {
+		q := slices.Clone(set.Query(i))
+		for c := range q {
+			q[c] *= 2
+		}
+		require.Equal(t, bruteForce(x, q, 10, nil), search(x, s, nil, 10, x.NList(), nil, q)[0])
+	}
+	// Most records sit in the partition of their nearest centroid.
+	_, rs, _, sc := x.Snapshot()
+	require.Len(t, sc, n)
+	assign := x.Assign(rs, sc, nil)
+	ids2, _, _, _ := x.Snapshot()
+	same := 0
+	for i, id := range ids2 {
+		pi, _, _ := x.locate(id)
+		if int(assign[i]) == pi {
+			same++
+		}
+	}
+	require.Greater(t, same, n*3/4)
 }
