@@ -46,6 +46,7 @@ func run() error {
 	nprobes := flag.String("nprobe", "4,8,16,32,64", "comma list")
 	threads := flag.String("threads", "1", "runtime workers (not counting the caller), comma list")
 	runs := flag.Int("runs", 5, "timed passes; the run with the median p50 is reported")
+	truthOut := flag.String("truth-out", "", "write the exact quantized top-k (row numbers) to this .ivecs file")
 	flag.Parse()
 	probes, err := ints(*nprobes)
 	if err != nil {
@@ -108,6 +109,11 @@ func run() error {
 	t0 = time.Now()
 	truth := exactTruth(fx, bigPool, queries, *dim, *k)
 	fmt.Printf("exact quantized truth (flat, %d participants, batches of %d): %.1f s\n", bigPool.Workers()+1, flat.MaxBatch, time.Since(t0).Seconds())
+	if *truthOut != "" {
+		if err := writeTruth(*truthOut, truth); err != nil {
+			return err
+		}
+	}
 
 	x, err := ivf.New(kern, score.AdjustScale, ivf.Config{Dim: *dim, NList: *nlist, Seed: 1})
 	if err != nil {
@@ -145,6 +151,25 @@ func run() error {
 		p.Close()
 	}
 	return nil
+}
+
+// writeTruth writes each query's ids (the fixture's row numbers) as .ivecs.
+func writeTruth(path string, truth [][]uint64) error {
+	lists := make([][]int32, len(truth))
+	for q, ids := range truth {
+		for _, id := range ids {
+			lists[q] = append(lists[q], int32(id))
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fixture.WriteIvecs(f, lists); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // exactTruth is each query's top k ids by a flat scan, batched.
