@@ -269,7 +269,10 @@ func (x *Index) planProbes(s *Searcher, nq, nprobe int) int {
 		s.taskOf = make([]int32, 2*nl)
 		s.epoch = 0
 	}
-	s.epoch++
+	if s.epoch++; s.epoch == 0 { // wrapped: old stamps could match
+		clear(s.stamp)
+		s.epoch = 1
+	}
 	for q := 0; q < nq; q++ {
 		for _, pi := range s.probes[q] {
 			if s.stamp[pi] != s.epoch {
