@@ -140,7 +140,8 @@ func run() error {
 	s := x.Stats()
 	fmt.Printf("ivf nlist %d, %d workers + caller: train %.2f s wall, %.2f s CPU (sample %d, %d rounds); assign %.2f s wall, %.2f s CPU; fill %.2f s\n",
 		*nlist, maxWorkers, train.Seconds(), trainCPU.Seconds(), ivf.DefaultSample(*n, *nlist), ivf.DefaultRounds, assignT.Seconds(), assignCPU.Seconds(), fill.Seconds())
-	fmt.Printf("partitions %d, largest %d (%.4f of the records, mean %.0f)\n", s.Partitions, s.Largest, s.Share, float64(*n)/float64(s.Partitions))
+	fmt.Printf("partitions %d, largest %d (%.4f of the records, mean %.0f), %.1f bytes per vector\n",
+		s.Partitions, s.Largest, s.Share, float64(*n)/float64(s.Partitions), x.BytesPerVector())
 
 	for _, w := range workers {
 		p, err := pool.New(pool.Options{Workers: w})
