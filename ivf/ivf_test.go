@@ -8,7 +8,6 @@ import (
 
 	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/match"
-	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/astral-engine/astral/kernel"
@@ -183,17 +182,15 @@ func TestFiltersMatchBruteForce(t *testing.T) {
 	for i := 0; i < n; i += 17 {
 		require.NoError(t, x.Remove(d.ids[i]))
 	}
-	var scratch []uint64
 	allow := func(m, step int) match.IDSet {
 		var s match.IDSet
 		var ids []uint64
 		for i := 0; i < m; i++ {
 			ids = append(ids, d.ids[(i*step)%n])
 		}
-		scratch = s.Build(ids, nil)
+		s.Build(ids, nil)
 		return s
 	}
-	_ = scratch
 	filters := map[string]*match.Filter{
 		"all-tags":    {AllTags: 1 | 2},
 		"any-tags":    {AnyTags: 1 << 8},
@@ -308,7 +305,6 @@ func TestConfigErrors(t *testing.T) {
 	y, err := New(d.kern, d.adjust, Config{Dim: 64, NList: 4})
 	require.NoError(t, err)
 	require.Empty(t, search(y, NewSearcher(1), nil, 5, 2, nil, d.query(0))[0])
-	var _ *pool.Pool
 }
 
 func TestSnapshotEachDetach(t *testing.T) {

@@ -40,7 +40,7 @@ func (b *blocks) RunPart(i int) {
 }
 
 // parallel runs fn over [0, n) in blocks on up to p's workers plus the
-// caller and returns the participant count it used.
+// caller.
 func parallel(p *pool.Pool, n, size int, fn func(part, lo, hi int)) {
 	parts := 1
 	if p != nil {
@@ -218,7 +218,6 @@ func kmeans(pts []float32, dim, k, rounds int, l2 bool, seed uint64, p *pool.Poo
 		return nil, err
 	}
 	init := sampleRows(m, k, seed, 0x1f6)
-	// sampleRows sorts; shuffle order does not matter to Lloyd's result.
 	for _, r := range init {
 		c.set(c.len(), pts[int(r)*dim:(int(r)+1)*dim])
 	}
