@@ -3,9 +3,7 @@ package ivf
 import (
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
@@ -165,14 +163,4 @@ func BenchmarkAssignDirection(b *testing.B) {
 			}
 		}
 	})
-}
-
-// cpuTime is the process's user and system time: on a shared machine the
-// cost of a phase that wall time hides.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/astral-engine/astral/flat"
@@ -25,7 +24,6 @@ import (
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/ivf"
 	"github.com/astral-engine/astral/kernel"
-	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -282,29 +280,10 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 	}
 }
 
-// threadCPU is the CPU time of the calling OS thread.
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
-}
-
 // median is the median of d (d is reordered).
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
-}
-
-// cpuTime is the user and system time the process has used: on a shared
-// machine it says what a phase costs when wall time does not.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ints(list string) ([]int, error) {

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package ivf
+
+import "time"
+
+// cpuTime is unknown here: the cpu-s/op metric reads 0.
+func cpuTime() time.Duration { return 0 }
