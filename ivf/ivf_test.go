@@ -402,3 +402,18 @@ func TestScaledL2(t *testing.T) {
 	}
 	require.Greater(t, same, n*3/4)
 }
+
+func TestAddGoesToNearestCentroid(t *testing.T) {
+	d := newData(t, 3000, 1, 64, score.AdjustScale)
+	x, err := New(d.kern, d.adjust, Config{Dim: 64, NList: 20, Seed: 3, SplitAt: -1})
+	require.NoError(t, err)
+	require.NoError(t, x.Train(d.recs[:1000*x.stride], nil, nil))
+	want := x.Assign(d.recs, nil, nil)
+	for i, id := range d.ids {
+		require.NoError(t, x.Add(id, d.recs[i*x.stride:(i+1)*x.stride], d.bias[i], 1, match.Attr{}))
+		pi, _, ok := x.locate(id)
+		require.True(t, ok)
+		require.Equal(t, int(want[i]), pi, "record %d", i)
+	}
+	require.Equal(t, 0, x.Stats().Splits, "SplitAt -1 never splits")
+}
