@@ -92,3 +92,48 @@ func itoa(n int) string {
 	}
 	return string(buf[i:])
 }
+
+// BenchmarkGather scores m records picked at random among n, as a graph
+// search scores one node's neighbour list, one ScanIDs call per list.
+// n=64 keeps the records in L1, so ns/record against BenchmarkScanL1's at
+// the same dimension is the gather's per-neighbour and per-call overhead;
+// n=100000 adds the cache misses of a real graph (docs/BENCHMARKS.md,
+// "What the HNSW profile shows").
+func BenchmarkGather(b *testing.B) {
+	for _, impl := range All() {
+		for _, dim := range []int{100, 384, 768} {
+			for _, n := range []int{64, 100000} {
+				for _, m := range []int{16, 32} {
+					name := impl.Name + "/dim=" + itoa(dim) + "/n=" + itoa(n) + "/m=" + itoa(m)
+					b.Run(name, func(b *testing.B) { benchGather(b, impl, dim, n, m) })
+				}
+			}
+		}
+	}
+}
+
+func benchGather(b *testing.B, impl *Impl, dim, n, m int) {
+	r := rand.New(rand.NewPCG(1, 2))
+	k, err := New(impl, dim, E5M2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := paddedRecords(r, n, dim)
+	q := make([]float32, dim)
+	randomQuery(r, q)
+	qp := LayoutQuery(make([]float32, k.QueryLen()), q)
+	// 256 lists of m ids, walked in turn so the branch predictor and the
+	// prefetcher see no single repeating list.
+	const lists = 256
+	ids := make([]uint32, lists*m)
+	for i := range ids {
+		ids[i] = uint32(r.IntN(n))
+	}
+	out := make([]float32, m)
+	i := 0
+	for b.Loop() {
+		k.ScanIDs(qp, recs, k.Stride(), ids[i*m:(i+1)*m], out)
+		i = (i + 1) % lists
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*m), "ns/record")
+}
