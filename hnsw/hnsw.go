@@ -448,6 +448,7 @@ func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) score.Entry 
 // score1 scores one node.
 func (g *Graph) score1(st *storage, s *Searcher, qp []float32, own float32, slot uint32) score.Entry {
 	s.ids[0] = slot
+	s.prof.scored(1, 1)
 	g.kern.ScanIDs(qp, st.bytes, g.bstride, s.ids[:1], s.scores[:1])
 	return g.entryOf(st, slot, s.scores[0], own)
 }
@@ -460,6 +461,9 @@ func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur 
 			return cur
 		}
 		scores := s.scores[:len(links)]
+		s.prof.expand()
+		s.prof.links(len(links))
+		s.prof.scored(l, len(links))
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, links, scores)
 		best := cur
 		for i, n := range links {
@@ -503,6 +507,8 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 			break // nothing left can improve the result set
 		}
 		links := g.readLinks(st, c.Slot, l, s.links)
+		s.prof.expand()
+		s.prof.links(len(links))
 		m := 0
 		for _, n := range links {
 			if s.visit(n) {
@@ -514,13 +520,16 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 			continue
 		}
 		ids, scores := s.ids[:m], s.scores[:m]
+		s.prof.scored(l, m)
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		for i, n := range ids {
 			e := g.entryOf(st, n, scores[i], own)
 			if s.res.Admits(e) {
 				s.cand.push(e)
+				s.prof.pushed()
 				if g.flags(st, n)&skip == 0 {
 					s.res.Push(e)
+					s.prof.admitted()
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import "github.com/astral-engine/astral/internal/score"
 // goroutine (or in a free list). It grows to the largest graph and ef it
 // has served and then allocates nothing. The zero value is ready to use.
 type Searcher struct {
+	prof probe // counters under the hnswprof tag; empty otherwise
 	// visited[slot] == epoch marks slot seen by the current search: a new
 	// search bumps the epoch instead of clearing the array.
 	visited []uint32

@@ -1,0 +1,87 @@
+//go:build hnswprof
+
+package hnsw
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/score"
+	"github.com/stretchr/testify/require"
+)
+
+// TestProbeProfile prints, per fixture, dimension and ef, what one level-0
+// search does on average: expansions, links read, distance evaluations,
+// heap pushes, and the time per query and per evaluation. Run it with
+//
+//	go test -tags hnswprof -run ProbeProfile -v ./hnsw/
+//
+// (PROBE_N, PROBE_DIMS and PROBE_EF resize it). The counters exist only
+// under the hnswprof tag, so the library's search loop carries none.
+func TestProbeProfile(t *testing.T) {
+	n := envInt("PROBE_N", 20000)
+	dims := envInts("PROBE_DIMS", []int{100, 384, 768})
+	efs := envInts("PROBE_EF", []int{64, 128, 256})
+	fmt.Printf("%-9s %4s %4s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "fixture", "dim", "ef", "recallq",
+		"expand", "links", "scored0", "scoredUp", "pushes", "admitted", "us/query", "ns/eval")
+	for _, name := range []string{"spectral", "clustered"} {
+		for _, dim := range dims {
+			d := load(t, name, n, 200, dim, score.AdjustScale)
+			p, err := pool.New(pool.Options{Workers: 1})
+			require.NoError(t, err)
+			g := newGraph(t, d, Config{Seed: 1})
+			require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, p, true))
+			p.Close()
+			truth := exact(t, d, nil, 10)
+			for _, ef := range efs {
+				rq := recall(t, g, d, truth, 10, ef)
+				s := NewSearcher()
+				res := make([]score.Result, 0, 10)
+				for _, qp := range d.qps { // warm
+					res = g.Search(s, qp, 10, ef, res)
+				}
+				s.prof = probe{}
+				start := time.Now()
+				for _, qp := range d.qps {
+					res = g.Search(s, qp, 10, ef, res)
+				}
+				el := time.Since(start)
+				q := float64(len(d.qps))
+				pr := s.prof
+				evals := float64(pr.Scored0 + pr.ScoredUpper)
+				fmt.Printf("%-9s %4d %4d %7.4f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", name, dim, ef, rq,
+					float64(pr.Expansions)/q, float64(pr.Links)/q, float64(pr.Scored0)/q, float64(pr.ScoredUpper)/q,
+					float64(pr.Pushes)/q, float64(pr.Admitted)/q, float64(el.Microseconds())/q,
+					float64(el.Nanoseconds())/evals)
+			}
+		}
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envInts(name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.Atoi(f)
+		if err != nil {
+			panic(name + ": " + err.Error())
+		}
+		out = append(out, x)
+	}
+	return out
+}
