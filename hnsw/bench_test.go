@@ -2,7 +2,9 @@ package hnsw
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,4 +123,58 @@ func timedPasses(d *data, search func(qp []float32)) float64 {
 	}
 	slices.Sort(p50s)
 	return p50s[len(p50s)/2]
+}
+
+var dimGraphs sync.Map
+
+// BenchmarkSearchDims times whole passes of 200 queries (ns/op per pass,
+// for benchstat, and the thread's CPU time per query, steadier than wall
+// time on a shared machine) over a 20,000-vector spectral graph at dims 100, 384 and
+// 768, ef 64 and 256, and reports recall against the exact scan of the
+// same records. Each graph is built once per process, and only when a
+// benchmark of its dimension runs.
+func BenchmarkSearchDims(b *testing.B) {
+	type built struct {
+		d     *data
+		g     *Graph
+		truth [][]score.Result
+	}
+	for _, dim := range []int{100, 384, 768} {
+		b.Run(fmt.Sprintf("dim=%d", dim), func(b *testing.B) {
+			v, ok := dimGraphs.Load(dim)
+			if !ok {
+				d := load(b, "spectral", 20000, 200, dim, score.AdjustScale)
+				g := newGraph(b, d, Config{Seed: 1})
+				p, err := pool.New(pool.Options{Workers: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := g.Build(d.ids, d.recs, d.adj, nil, nil, p, true); err != nil {
+					b.Fatal(err)
+				}
+				p.Close()
+				v = &built{d, g, exact(b, d, nil, 10)}
+				dimGraphs.Store(dim, v)
+			}
+			bt := v.(*built)
+			for _, ef := range []int{64, 256} {
+				b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
+					s := NewSearcher()
+					res := make([]score.Result, 0, 10)
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					cpu0, ok := threadCPU()
+					for b.Loop() {
+						for _, qp := range bt.d.qps {
+							res = bt.g.Search(s, qp, 10, ef, res)
+						}
+					}
+					if cpu1, ok1 := threadCPU(); ok && ok1 {
+						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N*len(bt.d.qps)), "cpu-ns/query")
+					}
+					b.ReportMetric(recall(b, bt.g, bt.d, bt.truth, 10, ef), "recall_q")
+				})
+			}
+		})
+	}
 }
