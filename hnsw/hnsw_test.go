@@ -206,6 +206,22 @@ func TestSearchZeroAlloc(t *testing.T) {
 	require.Zero(t, allocs)
 }
 
+// TestVisitedEpochWraps searches past the visited set's epoch wrap with
+// one Searcher: each answer must equal a fresh Searcher's.
+func TestVisitedEpochWraps(t *testing.T) {
+	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
+	g := newGraph(t, d, Config{Seed: 6})
+	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, false))
+	s := NewSearcher()
+	var got, want []score.Result
+	for i := range 700 { // two epochs a search: the wrap comes twice or more
+		qp := d.qps[i%len(d.qps)]
+		got = g.Search(s, qp, 10, 32, got)
+		want = g.Search(NewSearcher(), qp, 10, 32, want)
+		require.Equal(t, want, got, "search %d", i)
+	}
+}
+
 func TestDeleteLeavesResultsAtOnce(t *testing.T) {
 	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 7})
