@@ -76,10 +76,12 @@ type Index struct {
 // pendingOp is one write made during a background build.
 type pendingOp struct {
 	id            uint64
-	rec           []byte // nil for a removal or a retag
+	rec           []byte // nil for a removal or an attribute change
 	adjust, scale float32
 	attr          match.Attr
 	retag         bool // a SetTags: attr.Tags is the new mask
+	retime        bool // a Touch: attr.Time is the new time
+	reimp         bool // a SetImportance: attr.Importance is the new one
 	first         bool // the first id of its Add, Remove or SetTags call
 	replace       bool // part of an Upsert: its removal, then its insert, then the compaction
 }
@@ -248,10 +250,9 @@ func (x *Index) growIfFull() {
 	x.building = true
 	ids, recs, adj, scales := f.Snapshot()
 	parts := f.Parts()
-	tags, owners := column(parts.Tags, len(ids)), column(parts.Owners, len(ids))
 	attrs := make([]match.Attr, len(ids))
 	for i := range attrs {
-		attrs[i] = match.Attr{Tags: tags[i], Owner: owners[i]}
+		attrs[i] = match.Attr{Tags: parts.Tags[i], Owner: parts.Owners[i], Time: parts.Times[i], Importance: parts.Imps[i]}
 	}
 	sw := &graphSwitch{built: make(chan struct{})}
 	x.switching = sw

@@ -78,9 +78,16 @@ func (x *Index) replay(g graphStructure, ops []pendingOp) error {
 		for i, op := range call {
 			ids[i] = op.id
 		}
-		if call[0].retag {
+		if op := call[0]; op.retag || op.retime || op.reimp {
 			for _, op := range call {
-				g.setTags(op.id, op.attr.Tags)
+				switch {
+				case op.retag:
+					g.setTags(op.id, op.attr.Tags)
+				case op.retime:
+					g.setTime(op.id, op.attr.Time)
+				default:
+					g.setImportance(op.id, op.attr.Importance)
+				}
 			}
 			continue
 		}

@@ -1,9 +1,13 @@
 package astral
 
 import (
+	"slices"
+
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/rank"
+	"github.com/astral-engine/astral/internal/score"
 )
 
 // queryCtx is the scratch of one query (or batch) in flight.
@@ -26,7 +30,10 @@ type queryCtx struct {
 	fDirect     match.Filter // f without the condition its direct plan's candidates meet
 	allow, deny []uint64
 	es          *hnsw.ExactSearcher
-	rec         []byte // a graph record Vector decodes, copied out of the graph
+	// The call's ranking, when on (ranked).
+	ranked bool
+	scorer rank.Scorer
+	rec    []byte // a graph record Vector decodes, copied out of the graph
 }
 
 func (x *Index) getCtx() *queryCtx {
@@ -91,6 +98,7 @@ func (x *Index) query(dst []Result, q []float32, o *QueryOptions) ([]Result, Pla
 	c := x.getCtx()
 	defer x.putCtx(c)
 	c.setFilter(&o.Filter)
+	c.setRank(&o.Rank)
 	plan, err := x.search(c, dst, q, 1, k, o.Ef)
 	if err != nil {
 		return dst[:0], 0, err
@@ -124,6 +132,7 @@ func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, o *Que
 	c := x.getCtx()
 	defer x.putCtx(c)
 	c.setFilter(&o.Filter)
+	c.setRank(&o.Rank)
 	var plan Plan
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
@@ -136,7 +145,7 @@ func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, o *Que
 	return dst, plan, nil
 }
 
-// checkOptions validates a query's k and beam.
+// checkOptions validates a query's k, beam and ranking.
 func (x *Index) checkOptions(o *QueryOptions) error {
 	if err := checkK(o.K); err != nil {
 		return err
@@ -144,7 +153,36 @@ func (x *Index) checkOptions(o *QueryOptions) error {
 	if o.Ef < 0 || o.Ef > hnsw.MaxEf {
 		return errorf(ErrInvalidArgument, "ef %d: want 0 (the index's) to %d", o.Ef, hnsw.MaxEf)
 	}
+	return x.checkRank(&o.Rank)
+}
+
+// checkRank validates a ranking: weights finite and not negative, a decay
+// in (0, 1] when recency counts, and a metric whose score grows with
+// similarity.
+func (x *Index) checkRank(r *Rank) error {
+	for _, w := range [...]struct {
+		name string
+		v    float32
+	}{{"relevance", r.Relevance}, {"recency", r.Recency}, {"importance", r.Importance}} {
+		if !finite32(w.v) || w.v < 0 {
+			return errorf(ErrInvalidArgument, "rank %s weight %v: want a finite value, 0 or more", w.name, w.v)
+		}
+	}
+	if r.Recency != 0 && !(r.Decay > 0 && r.Decay <= 1) {
+		return errorf(ErrInvalidArgument, "rank decay %v: want more than 0, at most 1", r.Decay)
+	}
+	if (r.Recency != 0 || r.Importance != 0) && x.cfg.Metric == L2 {
+		return errorf(ErrInvalidArgument, "ranking needs a similarity that grows with closeness: cosine or dot, not l2")
+	}
 	return nil
+}
+
+// setRank readies c's ranking from r (checked).
+func (c *queryCtx) setRank(r *Rank) {
+	p := rank.Params{Relevance: r.Relevance, Recency: r.Recency, Importance: r.Importance, Decay: r.Decay, Now: r.Now}
+	if c.ranked = p.On(); c.ranked {
+		c.scorer = rank.NewScorer(&p)
+	}
 }
 
 // setFilter makes c's filter f, its id sets sorted into c's scratch.
@@ -183,23 +221,13 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef in
 		x.prepare(c, qs[j*ql:(j+1)*ql], j, queries[j*dim:(j+1)*dim])
 	}
 	var plan Plan
-	if c.f.Active() {
+	if c.ranked {
+		plan = x.searchRanked(c, s, qs, m, kc, ef, out)
+	} else if c.f.Active() {
 		var sp scopedPlan
 		sp = x.plan(c, s, kc, ef)
 		plan = sp.plan
-		f := &c.f
-		if sp.plan == PlanDirect {
-			// Every candidate is the owner's, or in the allowlist: testing
-			// that again would cost a cache miss or a search each.
-			c.fDirect = c.f
-			if sp.holdsAttrs {
-				c.fDirect.Owner = 0
-			} else {
-				c.fDirect.Allow = match.IDSet{}
-			}
-			f = &c.fDirect
-		}
-		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, f, out, c.counts[:m])
+		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
 		if sp.holdsAttrs {
 			x.attrs.mu.RUnlock()
 		}
@@ -265,9 +293,17 @@ func (c *queryCtx) candBuffer(nq, kc int) []Result {
 }
 
 // rescore scores query j's candidates against the rerank copy and writes
-// the k best, best first, to dst; it returns how many.
+// the k best, best first, to dst; it returns how many. A ranked query's
+// candidates are ranked again with the finer similarity.
 func (x *Index) rescore(c *queryCtx, j int, cands []Result, dst []Result) int {
 	x.rerank.Rescore(c.rqs[j], cands, c.rslots, c.rscore)
+	if c.ranked {
+		for i := range cands {
+			a, _ := x.live.attr(cands[i].ID) // held: mu is
+			cands[i].Score = score.Ranked(c.scorer.Score(cands[i].Score, a.Time, a.Importance))
+		}
+		slices.SortFunc(cands, score.CompareResults)
+	}
 	return copy(dst, cands)
 }
 
@@ -295,4 +331,37 @@ func (x *Index) SetEfSearch(ef int) error {
 	}
 	x.efSearch.Store(int32(ef))
 	return nil
+}
+
+// searchRanked answers m queries of c (ranking on) over s, under c's
+// filter when it is active, writing kc results each to out; hold mu
+// shared. The plan is the filter's, or the structure's plain one.
+func (x *Index) searchRanked(c *queryCtx, s structure, qs []float32, m, kc, ef int, out []Result) Plan {
+	plan, sp := s.plainPlan(), scopedPlan{plan: s.plainPlan(), ef: ef}
+	if c.f.Active() {
+		sp = x.plan(c, s, kc, ef)
+		plan = sp.plan
+	}
+	s.searchRanked(c, x.rt.workers(), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
+	if sp.holdsAttrs {
+		x.attrs.mu.RUnlock()
+	}
+	return plan
+}
+
+// planFilter is the filter sp's search tests: c's, but under the direct
+// plan without the condition every candidate meets (the owner's posting,
+// or the allowlist), since testing it again would cost a cache miss or a
+// search each.
+func (c *queryCtx) planFilter(sp *scopedPlan) *match.Filter {
+	if sp.plan != PlanDirect {
+		return &c.f
+	}
+	c.fDirect = c.f
+	if sp.holdsAttrs {
+		c.fDirect.Owner = 0
+	} else {
+		c.fDirect.Allow = match.IDSet{}
+	}
+	return &c.fDirect
 }

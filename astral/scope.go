@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -14,12 +15,17 @@ const MaxPayload = 4096
 // Attributes are what a record carries beside its vector: a 64-bit tag
 // mask (64 tags the host defines), an owner key (0 = none; e.g. the
 // character that holds a memory) and an optional payload (up to
-// MaxPayload bytes, e.g. a memory's text or a host key). Queries test
-// tags and owner; the payload is only returned by id.
+// MaxPayload bytes, e.g. a memory's text or a host key), and for memory
+// ranking a time (in the host's units: ticks or milliseconds) and an
+// importance (finite; any scale the host picks). Queries test tags and
+// owner and rank by time and importance; the payload is only returned by
+// id.
 type Attributes struct {
-	Tags    uint64
-	Owner   uint64
-	Payload []byte
+	Tags       uint64
+	Owner      uint64
+	Payload    []byte
+	Time       int64
+	Importance float32
 }
 
 // Filter scopes a query; its conditions combine with AND and the zero
@@ -35,11 +41,29 @@ type Filter struct {
 	Deny  []uint64 // never these ids (e.g. the asking character's own)
 }
 
-// QueryOptions are a query's k, its HNSW beam and its filter.
+// QueryOptions are a query's k, its HNSW beam, its filter and its
+// ranking.
 type QueryOptions struct {
 	K      int
 	Ef     int // HNSW candidates; 0: the index's SetEfSearch value
 	Filter Filter
+	Rank   Rank
+}
+
+// Rank orders a query's results by a combined score instead of the
+// similarity (docs/RANKING.md):
+//
+//	Relevance·similarity + Recency·Decay^(Now − Time) + Importance·importance
+//
+// summed in that order, each product and sum rounded to float32, and the
+// recency 1 for a Time not before Now. It is on when Recency or Importance
+// is not 0; the zero Rank ranks by similarity. Weights are finite and not
+// negative; Decay (per time unit) is in (0, 1] when Recency is set. Cosine
+// and dot indexes only.
+type Rank struct {
+	Relevance, Recency, Importance float32
+	Decay                          float64
+	Now                            int64
 }
 
 // Plan is how a query was answered.
@@ -170,6 +194,9 @@ func checkAttributes(ids []uint64, attrs []Attributes) error {
 		if len(a.Payload) > MaxPayload {
 			return errorf(ErrInvalidArgument, "payload of id %d holds %d bytes: at most %d", ids[i], len(a.Payload), MaxPayload)
 		}
+		if !finite32(a.Importance) {
+			return errorf(ErrNonFinite, "importance of id %d is %v", ids[i], a.Importance)
+		}
 	}
 	return nil
 }
@@ -203,7 +230,7 @@ func (x *Index) encodeWith(ids []uint64, vectors []float32, attrs []Attributes) 
 		}
 		arena := make([]byte, 0, total)
 		for i, a := range attrs {
-			b.attrs[i] = match.Attr{Tags: a.Tags, Owner: a.Owner}
+			b.attrs[i] = match.Attr{Tags: a.Tags, Owner: a.Owner, Time: a.Time, Importance: a.Importance}
 			if len(a.Payload) > 0 {
 				arena = append(arena, a.Payload...)
 				b.payloads[i] = arena[len(arena)-len(a.Payload) : len(arena) : len(arena)]
@@ -220,6 +247,43 @@ func (x *Index) SetTags(ids []uint64, tags []uint64) error {
 	if len(tags) != len(ids) {
 		return errorf(ErrInvalidArgument, "%d tag masks for %d ids", len(tags), len(ids))
 	}
+	return x.setEach(ids, "SetTags", func(s structure, i int, id uint64) pendingOp {
+		old, _ := s.attr(id)
+		x.attrs.countTags(old.Tags, -1)
+		x.attrs.countTags(tags[i], 1)
+		s.setTags(id, tags[i])
+		return pendingOp{id: id, attr: match.Attr{Tags: tags[i]}, retag: true}
+	})
+}
+
+// Touch sets the time of stored records (e.g. when a memory is recalled)
+// without re-adding their vectors. If any id is not stored or repeated,
+// nothing changes; a query meanwhile sees each record's old or new time.
+func (x *Index) Touch(ids []uint64, time int64) error {
+	return x.setEach(ids, "Touch", func(s structure, _ int, id uint64) pendingOp {
+		s.setTime(id, time)
+		return pendingOp{id: id, attr: match.Attr{Time: time}, retime: true}
+	})
+}
+
+// SetImportance sets the importance (finite) of stored records, as Touch
+// their time.
+func (x *Index) SetImportance(ids []uint64, v float32) error {
+	if !finite32(v) {
+		return errorf(ErrNonFinite, "importance %v", v)
+	}
+	return x.setEach(ids, "SetImportance", func(s structure, _ int, id uint64) pendingOp {
+		s.setImportance(id, v)
+		return pendingOp{id: id, attr: match.Attr{Importance: v}, reimp: true}
+	})
+}
+
+func finite32(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+
+// setEach checks that ids are stored and distinct, then calls set for
+// each under the write locks (and attrs.mu), keeping what it returns for
+// a background build to replay. op names the call in errors.
+func (x *Index) setEach(ids []uint64, op string, set func(s structure, i int, id uint64) pendingOp) error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
 	x.awaitCompaction()
@@ -235,7 +299,7 @@ func (x *Index) SetTags(ids []uint64, tags []uint64) error {
 		for _, prev := range ids[:i] {
 			if prev == id {
 				x.mu.RUnlock()
-				return errorf(ErrDuplicateID, "id %d repeated in one SetTags", id)
+				return errorf(ErrDuplicateID, "id %d repeated in one %s", id, op)
 			}
 		}
 	}
@@ -251,12 +315,10 @@ func (x *Index) SetTags(ids []uint64, tags []uint64) error {
 	x.attrs.mu.Lock()
 	defer x.attrs.mu.Unlock()
 	for i, id := range ids {
-		old, _ := s.attr(id)
-		x.attrs.countTags(old.Tags, -1)
-		x.attrs.countTags(tags[i], 1)
-		s.setTags(id, tags[i])
+		p := set(s, i, id)
 		if x.building {
-			x.pending = append(x.pending, pendingOp{id: id, attr: match.Attr{Tags: tags[i]}, retag: true, first: i == 0})
+			p.first = i == 0
+			x.pending = append(x.pending, p)
 		}
 	}
 	return nil
@@ -274,7 +336,7 @@ func (x *Index) Attributes(id uint64) (Attributes, error) {
 	if err != nil {
 		return Attributes{}, err
 	}
-	return Attributes{Tags: a.Tags, Owner: a.Owner, Payload: p}, nil
+	return Attributes{Tags: a.Tags, Owner: a.Owner, Payload: p, Time: a.Time, Importance: a.Importance}, nil
 }
 
 // Payload appends the payload of a stored record to dst[:0] and returns

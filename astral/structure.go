@@ -37,10 +37,15 @@ type structure interface {
 	// searchFiltered is search restricted to records that pass f, the way
 	// sp says.
 	searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int)
+	// searchRanked is searchFiltered (or search, for a filter that is not
+	// active) ranking by c.scorer's combined score.
+	searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int)
 	plainPlan() Plan // the plan of an unfiltered search
 
 	attr(id uint64) (match.Attr, bool)
 	setTags(id, tags uint64)                   // id is stored
+	setTime(id uint64, t int64)                // id is stored
+	setImportance(id uint64, v float32)        // id is stored
 	eachAttr(fn func(id uint64, a match.Attr)) // every stored record's
 	// entry returns id's record (in the structure's memory, or copied into
 	// buf), adjust value and multiplier; false if id is not stored.
@@ -105,6 +110,10 @@ func (s flatStructure) participants(p *pool.Pool) int { return s.Participants(p)
 func (flatStructure) plainPlan() Plan                     { return PlanScan }
 func (s flatStructure) attr(id uint64) (match.Attr, bool) { return s.Attr(id) }
 func (s flatStructure) setTags(id, tags uint64)           { s.SetTags(id, tags) }
+func (s flatStructure) setTime(id uint64, t int64)        { s.SetTime(id, t) }
+func (s flatStructure) setImportance(id uint64, v float32) {
+	s.SetImportance(id, v)
+}
 
 // entry reads the slab in place: flat writers hold mu exclusively.
 func (s flatStructure) entry(id uint64, _ []byte) ([]byte, float32, float32, bool) {
@@ -113,9 +122,8 @@ func (s flatStructure) entry(id uint64, _ []byte) ([]byte, float32, float32, boo
 
 func (s flatStructure) eachAttr(fn func(id uint64, a match.Attr)) {
 	p := s.Parts()
-	tags, owners := column(p.Tags, len(p.IDs)), column(p.Owners, len(p.IDs))
 	for i, id := range p.IDs {
-		fn(id, match.Attr{Tags: tags[i], Owner: owners[i]})
+		fn(id, match.Attr{Tags: p.Tags[i], Owner: p.Owners[i], Time: p.Times[i], Importance: p.Imps[i]})
 	}
 }
 
@@ -213,6 +221,8 @@ func (graphStructure) participants(*pool.Pool) int { return 1 }
 func (graphStructure) plainPlan() Plan                             { return PlanGraph }
 func (s graphStructure) attr(id uint64) (match.Attr, bool)         { return s.Attr(id) }
 func (s graphStructure) setTags(id, tags uint64)                   { s.SetTags(id, tags) }
+func (s graphStructure) setTime(id uint64, t int64)                { s.SetTime(id, t) }
+func (s graphStructure) setImportance(id uint64, v float32)        { s.SetImportance(id, v) }
 func (s graphStructure) eachAttr(fn func(id uint64, a match.Attr)) { s.EachAttr(fn) }
 func (s graphStructure) entry(id uint64, buf []byte) ([]byte, float32, float32, bool) {
 	return s.Entry(id, buf)
@@ -241,5 +251,29 @@ func (s graphStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, 
 		default:
 			counts[j] = len(s.Exact(c.exactSearcher(offered(p)), p, q, k, sp.cands, f, dst))
 		}
+	}
+}
+
+// searchRanked runs the filtered scan or direct plan (the plain scan for
+// a filter that is not active) by combined score.
+func (s flatStructure) searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	c.s.SetRank(&c.scorer)
+	s.searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+	c.s.SetRank(nil)
+}
+
+// searchRanked walks the graph and sweeps the ranking columns
+// (PlanGraph), or scores the matches exactly by combined score.
+func (s graphStructure) searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	if sp.plan != PlanGraph {
+		es := c.exactSearcher(offered(p))
+		es.SetRank(&c.scorer)
+		s.searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+		es.SetRank(nil)
+		return
+	}
+	ql := s.Kernel().QueryLen()
+	for j := 0; j < m; j++ {
+		counts[j] = len(s.SearchRanked(c.graphSearcher(), qs[j*ql:(j+1)*ql], k, sp.ef, f, &c.scorer, out[j*k:j*k:(j+1)*k]))
 	}
 }

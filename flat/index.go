@@ -42,8 +42,10 @@ type Index struct {
 	stride int
 	slab   []byte // len = capacity*stride; records [0, n) are live
 	ids    []uint64
-	tags   []uint64 // per-record tag mask, slot order
-	owners []uint64 // per-record owner key, slot order
+	tags   []uint64  // per-record tag mask, slot order
+	owners []uint64  // per-record owner key, slot order
+	times  []int64   // per-record time (ranking), slot order
+	imps   []float32 // per-record importance (ranking), slot order
 	adjust score.Adjust
 	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
 	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
@@ -70,7 +72,7 @@ func (x *Index) Kernel() *kernel.Kernel { return x.kern }
 
 // Bytes is the memory the records, ids, attributes and bias take.
 func (x *Index) Bytes() int {
-	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners))*8 + (cap(x.bias)+cap(x.scale))*4
+	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners)+cap(x.times))*8 + (cap(x.bias)+cap(x.scale)+cap(x.imps))*4
 }
 
 // Has reports whether id is stored.
@@ -98,6 +100,8 @@ func (x *Index) Reserve(n int) {
 	x.ids = growCap(x.ids, n)
 	x.tags = growCap(x.tags, n)
 	x.owners = growCap(x.owners, n)
+	x.times = growCap(x.times, n)
+	x.imps = growCap(x.imps, n)
 	if x.bias != nil {
 		x.bias = growCap(x.bias, n)
 	}
@@ -128,6 +132,8 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) er
 	x.ids = append(x.ids, id)
 	x.tags = append(x.tags, a.Tags)
 	x.owners = append(x.owners, a.Owner)
+	x.times = append(x.times, a.Time)
+	x.imps = append(x.imps, a.Importance)
 	if x.bias != nil {
 		x.bias = append(x.bias, bias)
 	}
@@ -151,6 +157,8 @@ func (x *Index) Remove(id uint64) error {
 		x.ids[i] = x.ids[last]
 		x.tags[i] = x.tags[last]
 		x.owners[i] = x.owners[last]
+		x.times[i] = x.times[last]
+		x.imps[i] = x.imps[last]
 		if x.bias != nil {
 			x.bias[i] = x.bias[last]
 		}
@@ -163,6 +171,8 @@ func (x *Index) Remove(id uint64) error {
 	x.ids = x.ids[:last]
 	x.tags = x.tags[:last]
 	x.owners = x.owners[:last]
+	x.times = x.times[:last]
+	x.imps = x.imps[:last]
 	if x.bias != nil {
 		x.bias = x.bias[:last]
 	}
@@ -180,6 +190,26 @@ func (x *Index) SetTags(id, tags uint64) bool {
 	i, ok := x.slots.Get(id)
 	if ok {
 		x.tags[i] = tags
+	}
+	return ok
+}
+
+// SetTime changes a stored record's time; false if id is not stored.
+// Like SetTags, it needs an index that owns its memory.
+func (x *Index) SetTime(id uint64, t int64) bool {
+	i, ok := x.slots.Get(id)
+	if ok {
+		x.times[i] = t
+	}
+	return ok
+}
+
+// SetImportance changes a stored record's importance; false if id is not
+// stored. Like SetTags, it needs an index that owns its memory.
+func (x *Index) SetImportance(id uint64, v float32) bool {
+	i, ok := x.slots.Get(id)
+	if ok {
+		x.imps[i] = v
 	}
 	return ok
 }
@@ -212,7 +242,9 @@ func (x *Index) Entry(id uint64) (rec []byte, bias, scale float32, ok bool) {
 }
 
 // attr is the attributes of the record in slot i.
-func (x *Index) attr(i int) match.Attr { return match.Attr{Tags: x.tags[i], Owner: x.owners[i]} }
+func (x *Index) attr(i int) match.Attr {
+	return match.Attr{Tags: x.tags[i], Owner: x.owners[i], Time: x.times[i], Importance: x.imps[i]}
+}
 
 // Snapshot copies every record, id, Adjust value and multiplier, in slot
 // order: the input of an HNSW build that replaces this index. adj is nil

@@ -15,8 +15,8 @@ var ErrCorrupt = errors.New("flat: corrupt parts")
 // Parts is a flat index's storage as a file holds it: the records
 // (stride bytes each, slot order), their ids, Adjust values (nil for
 // AdjustNone), AdjustScaleSubtract multipliers (nil otherwise), and each
-// record's tags and owner (nil in FromParts: all zero, as a file written
-// before attributes existed).
+// record's tags, owner, time and importance (nil in FromParts: all zero,
+// as a file written before they existed).
 type Parts struct {
 	Records []byte
 	IDs     []uint64
@@ -24,6 +24,8 @@ type Parts struct {
 	Scales  []float32
 	Tags    []uint64
 	Owners  []uint64
+	Times   []int64
+	Imps    []float32
 }
 
 // Parts returns the live records and what goes with them as the index
@@ -31,7 +33,7 @@ type Parts struct {
 // SetTags or Detach; the caller excludes writers while it reads them.
 func (x *Index) Parts() Parts {
 	n := len(x.ids)
-	return Parts{Records: x.slab[:n*x.stride], IDs: x.ids, Adjust: x.bias, Scales: x.scale, Tags: x.tags, Owners: x.owners}
+	return Parts{Records: x.slab[:n*x.stride], IDs: x.ids, Adjust: x.bias, Scales: x.scale, Tags: x.tags, Owners: x.owners, Times: x.times, Imps: x.imps}
 }
 
 // FromParts returns an index over p (len(p.IDs) records of k.Stride()
@@ -67,6 +69,9 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	if p.Tags != nil && len(p.Tags) != n || p.Owners != nil && len(p.Owners) != n {
 		return nil, fmt.Errorf("%w: %d tag and %d owner words for %d records", ErrCorrupt, len(p.Tags), len(p.Owners), n)
 	}
+	if p.Times != nil && len(p.Times) != n || p.Imps != nil && len(p.Imps) != n {
+		return nil, fmt.Errorf("%w: %d times and %d importances for %d records", ErrCorrupt, len(p.Times), len(p.Imps), n)
+	}
 	x := &Index{kern: k, stride: stride, adjust: adjust}
 	x.slots.Reserve(n)
 	for i, id := range ids {
@@ -79,6 +84,7 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	x.slab = recs[:len(recs):len(recs)]
 	x.ids = ids[:n:n]
 	x.tags, x.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
+	x.times, x.imps = attrColumn(p.Times, n), attrColumn(p.Imps, n)
 	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {
@@ -96,9 +102,9 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 
 // attrColumn is an attribute column of n records for FromParts: c in
 // place, or zeros when the parts have none.
-func attrColumn(c []uint64, n int) []uint64 {
+func attrColumn[T uint64 | int64 | float32](c []T, n int) []T {
 	if c == nil {
-		return make([]uint64, n)
+		return make([]T, n)
 	}
 	return c[:n:n]
 }
@@ -114,6 +120,8 @@ func (x *Index) Detach() {
 	x.ids = append(make([]uint64, 0, n), x.ids...)
 	x.tags = append(make([]uint64, 0, n), x.tags...)
 	x.owners = append(make([]uint64, 0, n), x.owners...)
+	x.times = append(make([]int64, 0, n), x.times...)
+	x.imps = append(make([]float32, 0, n), x.imps...)
 	if x.bias != nil {
 		x.bias = append(make([]float32, 0, n), x.bias...)
 	}

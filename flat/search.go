@@ -3,6 +3,7 @@ package flat
 import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -26,7 +27,12 @@ type Searcher struct {
 	parts  []part
 	merged score.TopK
 	job    job
+	rank   *rank.Scorer // the next searches' ranking; nil: by similarity
 }
+
+// SetRank makes the Searcher's next searches rank by r's combined score
+// (nil: by similarity); r is read during each search only.
+func (s *Searcher) SetRank(r *rank.Scorer) { s.rank = r }
 
 // job is the pool task of one search; it lives in the Searcher so Run
 // allocates nothing. f and cands are the caller's and are dropped when the
@@ -39,6 +45,7 @@ type job struct {
 	plan   plan
 	f      *match.Filter
 	cands  []uint64
+	rank   *rank.Scorer
 }
 
 // plan is how a job finds the records it scores.
@@ -147,13 +154,14 @@ func checkArgs(nq, k int, dst []score.Result, counts []int) {
 // run runs j on its participants and merges their top-k into dst and
 // counts.
 func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts []int) {
+	j.rank = s.rank
 	s.job = j
 	if s.job.nparts > 1 {
 		p.Run(&s.job, s.job.nparts)
 	} else {
 		s.job.RunPart(0)
 	}
-	s.job.f, s.job.cands = nil, nil // not retained
+	s.job.f, s.job.cands, s.job.rank = nil, nil, nil // not retained
 	nq, k := j.nq, j.k
 	kk := min(k, len(x.ids))
 	for q := 0; q < nq; q++ {
@@ -207,6 +215,10 @@ func (j *job) RunPart(i int) {
 // scanAll offers every record in [lo, hi).
 func (j *job) scanAll(pt *part, lo, hi int) {
 	x := j.x
+	if j.rank != nil {
+		j.scanRanked(pt, lo, hi, nil)
+		return
+	}
 	for base := lo; base < hi; base += chunk {
 		m := min(chunk, hi-base)
 		scores := j.scoreChunk(pt, base, m)
@@ -222,6 +234,10 @@ func (j *job) scanAll(pt *part, lo, hi int) {
 // dense one scored whole.
 func (j *job) scanFiltered(pt *part, lo, hi int) {
 	x, f := j.x, j.f
+	if !f.TestsAttrs() && j.rank != nil {
+		j.scanRanked(pt, lo, hi, f)
+		return
+	}
 	if !f.TestsAttrs() {
 		for base := lo; base < hi; base += chunk {
 			m := min(chunk, hi-base)
@@ -243,7 +259,11 @@ func (j *job) scanFiltered(pt *part, lo, hi int) {
 		if len(sel)*100 > m*densePercent {
 			scores := j.scoreChunk(pt, base, m)
 			for q := 0; q < j.nq; q++ {
-				offerDense(&pt.top[q], scores[q*m:(q+1)*m], sel, base, x.ids, f)
+				if j.rank != nil {
+					offerDenseRanked(&pt.top[q], scores[q*m:(q+1)*m], sel, base, x, f, j.rank)
+				} else {
+					offerDense(&pt.top[q], scores[q*m:(q+1)*m], sel, base, x.ids, f)
+				}
 			}
 			continue
 		}
@@ -324,7 +344,11 @@ func (j *job) gather(pt *part, sel []uint32) {
 		scores := pt.scores[q*m : (q+1)*m]
 		x.kern.ScanIDs(j.s.qps[q*ql:(q+1)*ql], recs, x.stride, sel, scores)
 		x.adjust.Slots(scores, x.bias, x.scale, sel)
-		offerGathered(&pt.top[q], scores, sel, x.ids, j.f)
+		if j.rank != nil {
+			offerGatheredRanked(&pt.top[q], scores, sel, x, j.f, j.rank)
+		} else {
+			offerGathered(&pt.top[q], scores, sel, x.ids, j.f)
+		}
 	}
 }
 

@@ -46,6 +46,7 @@ func (g *Graph) Compact(p *pool.Pool) {
 		}
 		copy(ns.words[int(to)*g.bw:g.head(to)+hUpper], old.words[int(slot)*g.bw:g.head(slot)+hUpper])
 		ns.tags[to], ns.owners[to] = old.tags[slot], old.owners[slot] // SetTags waits for the gate
+		ns.times[to], ns.imps[to] = old.times[slot], old.imps[slot]
 		l := levelOfFlags(g.flags(old, slot))
 		ns.words[g.head(to)+hState] = uint32(l) << levelShift // no links yet, version 0
 		if l > 0 {

@@ -1,10 +1,13 @@
 package hnsw
 
 import (
+	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
 )
 
@@ -42,6 +45,43 @@ func (g *Graph) SetTags(id, tags uint64) bool {
 	return ok
 }
 
+// SetTime changes a live node's time, as SetTags its tags.
+func (g *Graph) SetTime(id uint64, t int64) bool {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	slot, ok := g.slotOf(id)
+	st := g.st.Load()
+	g.allocMu.Unlock()
+	if ok {
+		atomic.StoreInt64(&st.times[slot], t)
+	}
+	return ok
+}
+
+// SetImportance changes a live node's importance, as SetTags its tags.
+func (g *Graph) SetImportance(id uint64, v float32) bool {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
+	g.allocMu.Lock()
+	slot, ok := g.slotOf(id)
+	st := g.st.Load()
+	g.allocMu.Unlock()
+	if ok {
+		storeImp(&st.imps[slot], v)
+	}
+	return ok
+}
+
+// storeImp and loadImp store and load an importance atomically.
+func storeImp(p *float32, v float32) {
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(p)), math.Float32bits(v))
+}
+
+func loadImp(p *float32) float32 {
+	return math.Float32frombits(atomic.LoadUint32((*uint32)(unsafe.Pointer(p))))
+}
+
 // Attr returns a live node's attributes.
 func (g *Graph) Attr(id uint64) (match.Attr, bool) {
 	g.gate.RLock()
@@ -57,7 +97,8 @@ func (g *Graph) Attr(id uint64) (match.Attr, bool) {
 
 // attr is slot's attributes.
 func (st *storage) attr(slot uint32) match.Attr {
-	return match.Attr{Tags: atomic.LoadUint64(&st.tags[slot]), Owner: st.owners[slot]}
+	return match.Attr{Tags: atomic.LoadUint64(&st.tags[slot]), Owner: st.owners[slot],
+		Time: atomic.LoadInt64(&st.times[slot]), Importance: loadImp(&st.imps[slot])}
 }
 
 // SearchFiltered is the graph plan: the walk goes through every node as
@@ -155,7 +196,12 @@ type ExactSearcher struct {
 	parts  []exactPart
 	merged score.TopK
 	job    exactJob
+	rank   *rank.Scorer // the next calls' ranking; nil: by similarity
 }
+
+// SetRank makes the next Exact calls rank by r's combined score (nil: by
+// similarity); r is read during each call only.
+func (e *ExactSearcher) SetRank(r *rank.Scorer) { e.rank = r }
 
 // exactPart is one participant's state, padded so two never share a line.
 type exactPart struct {
@@ -177,6 +223,7 @@ type exactJob struct {
 	f      match.Filter // a copy: a pointer kept here would move the caller's filter to the heap
 	parts  []exactPart
 	nparts int
+	rank   *rank.Scorer
 }
 
 // NewExactSearcher returns scratch for up to participants participants.
@@ -225,13 +272,13 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 		avail += p.Workers()
 	}
 	nparts := min(avail, len(e.parts), max(1, work*g.recBytes/minShardBytes))
-	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts}
+	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts, rank: e.rank}
 	if nparts > 1 {
 		p.Run(&e.job, nparts)
 	} else {
 		e.job.RunPart(0)
 	}
-	e.job.qp, e.job.cands, e.job.f = nil, nil, match.Filter{} // keep no caller memory
+	e.job.qp, e.job.cands, e.job.f, e.job.rank = nil, nil, match.Filter{}, nil // keep no caller memory
 	m := &e.merged
 	m.Reset(k)
 	for i := range nparts {
@@ -322,6 +369,20 @@ func (j *exactJob) score(pt *exactPart, slots []uint32) {
 	scores := pt.scores[:len(slots)]
 	g.kern.ScanIDs(j.qp, st.bytes, g.bstride, slots, scores)
 	testIDs := j.cands == nil && j.f.TestsIDs()
+	if j.rank != nil {
+		for i, slot := range slots {
+			if g.flags(st, slot)&flagDeleted != 0 {
+				continue
+			}
+			e := g.entryOf(st, slot, scores[i], 0)
+			if testIDs && !j.f.IDs(e.ID) {
+				continue
+			}
+			e.Score = score.Ranked(j.rank.Score(e.Score, atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])))
+			pt.top.Push(e)
+		}
+		return
+	}
 	for i, slot := range slots {
 		if g.flags(st, slot)&flagDeleted != 0 {
 			continue

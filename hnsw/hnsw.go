@@ -337,6 +337,8 @@ func (g *Graph) writeNode(st *storage, slot uint32, in *nodes, i int) {
 	}
 	atomic.StoreUint64(&st.tags[slot], a.Tags)
 	st.owners[slot] = a.Owner
+	atomic.StoreInt64(&st.times[slot], a.Time)
+	storeImp(&st.imps[slot], a.Importance)
 }
 
 // Delete tombstones id: searches stop returning it at once, while it keeps

@@ -56,6 +56,10 @@ type Parts struct {
 	// or nil for all zero. Used in place as Level0 is (copied when not
 	// 8-byte aligned, as atomic loads need).
 	Tags, Owners []uint64
+	// Times and Imps are the nodes' ranking attributes, as Tags (Times
+	// copied when not 8-byte aligned, Imps when not 4-byte aligned).
+	Times []int64
+	Imps  []float32
 	// Visit, when set, is called with each run of ChunkNodes nodes' level-0
 	// words (run i, in slot order) just before FromParts checks them, from
 	// several goroutines at once: a caller checksums the words there while
@@ -149,7 +153,7 @@ func (v *View) Upper(dst []uint32) []uint32 {
 // Attrs appends the attributes of slots [lo, hi) to dst.
 func (v *View) Attrs(dst []match.Attr, lo, hi int) []match.Attr {
 	for slot := lo; slot < hi; slot++ {
-		dst = append(dst, match.Attr{Tags: atomic.LoadUint64(&v.st.tags[slot]), Owner: v.st.owners[slot]})
+		dst = append(dst, v.st.attr(uint32(slot)))
 	}
 	return dst
 }
@@ -251,6 +255,9 @@ func fromParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, worke
 	if p.Tags != nil && len(p.Tags) != n || p.Owners != nil && len(p.Owners) != n {
 		return nil, nil, fmt.Errorf("%w: %d tags and %d owners for %d nodes", ErrCorrupt, len(p.Tags), len(p.Owners), n)
 	}
+	if p.Times != nil && len(p.Times) != n || p.Imps != nil && len(p.Imps) != n {
+		return nil, nil, fmt.Errorf("%w: %d times and %d importances for %d nodes", ErrCorrupt, len(p.Times), len(p.Imps), n)
+	}
 	return g, newValidator(g, p, workers), nil
 }
 
@@ -262,18 +269,19 @@ func (g *Graph) install(p Parts) {
 		st.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&st.words[0])), len(st.words)*4)
 	}
 	st.tags, st.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
+	st.times, st.imps = attrColumn(p.Times, n), attrColumn(p.Imps, n)
 	st.entry.Store(p.Entry)
 	g.st.Store(st)
 }
 
 // attrColumn is an attribute column of n slots from parts: col itself
 // when 8-byte aligned (atomic loads need it), else a copy; zeros for nil.
-func attrColumn(col []uint64, n int) []uint64 {
+func attrColumn[T uint64 | int64 | float32](col []T, n int) []T {
 	if col == nil {
-		return make([]uint64, n)
+		return make([]T, n)
 	}
-	if n > 0 && uintptr(unsafe.Pointer(&col[0]))%8 != 0 {
-		return append(make([]uint64, 0, n), col...)
+	if n > 0 && uintptr(unsafe.Pointer(&col[0]))%unsafe.Sizeof(col[0]) != 0 {
+		return append(make([]T, 0, n), col...)
 	}
 	return col[:n:n]
 }
@@ -712,6 +720,8 @@ func (g *Graph) Detach() {
 	copy(ns.up, st.up[:st.upLen])
 	copy(ns.tags, st.tags[:st.n])
 	copy(ns.owners, st.owners[:st.n])
+	copy(ns.times, st.times[:st.n])
+	copy(ns.imps, st.imps[:st.n])
 	ns.n, ns.upLen = st.n, st.upLen
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)

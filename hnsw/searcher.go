@@ -16,10 +16,13 @@ type Searcher struct {
 	cand    candHeap
 	res     score.TopK // the ef best live nodes seen
 	pass    score.TopK // SearchFiltered: the best live nodes that pass the filter
-	links   []uint32   // one node's links
-	ids     []uint32   // the unvisited ones, for one kernel call
-	scores  []float32  // their scores
-	qbuf    []float32  // QueryBuffer
+	ranked  score.TopK // SearchRanked: the best by combined score
+	rslots  []uint32   // SearchRanked: nodes the sweep gathers
+	rscores []float32
+	links   []uint32  // one node's links
+	ids     []uint32  // the unvisited ones, for one kernel call
+	scores  []float32 // their scores
+	qbuf    []float32 // QueryBuffer
 	// Graph construction only.
 	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
 	selQ    []float32 // laid-out queries of the neighbours selected so far

@@ -79,6 +79,10 @@ type storage struct {
 	// loaded and stored atomically (SetTags runs beside searches); an
 	// owner is written once, before its node is published.
 	tags, owners []uint64
+	// times and imps are the ranking attributes by slot, stored and loaded
+	// atomically (SetTime and SetImportance run beside searches).
+	times []int64
+	imps  []float32
 	// n and upLen are the slots and up words handed out; guarded by
 	// Graph.allocMu (and fixed while the gate is held exclusively).
 	n, upLen int
@@ -94,6 +98,7 @@ func (g *Graph) newStorage(slots, upWords int) *storage {
 	}
 	st.up = make([]uint32, max(upWords, 1))
 	st.tags, st.owners = make([]uint64, slots), make([]uint64, slots)
+	st.times, st.imps = make([]int64, slots), make([]float32, slots)
 	st.entry.Store(noEntry)
 	return st
 }
@@ -246,6 +251,8 @@ func (g *Graph) grow(slots, upWords int) {
 	copy(ns.up, st.up[:st.upLen])
 	copy(ns.tags, st.tags[:st.n]) // SetTags waits: it holds the gate shared
 	copy(ns.owners, st.owners[:st.n])
+	copy(ns.times, st.times[:st.n])
+	copy(ns.imps, st.imps[:st.n])
 	ns.n, ns.upLen = st.n, st.upLen
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)

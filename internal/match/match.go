@@ -5,12 +5,15 @@ package match
 
 import "slices"
 
-// Attr is the part of a record's attributes that queries test, kept beside
+// Attr is the part of a record's attributes that queries read, kept beside
 // the record in every structure: a 64-bit tag mask and an owner key
-// (0 = none).
+// (0 = none) that filters test, and the time and importance that ranking
+// scores.
 type Attr struct {
-	Tags  uint64
-	Owner uint64
+	Tags       uint64
+	Owner      uint64
+	Time       int64
+	Importance float32
 }
 
 // Filter is what a record must satisfy; its conditions combine with AND.

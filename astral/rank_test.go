@@ -1,0 +1,301 @@
+package astral
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/astral-engine/astral/internal/rank"
+	"github.com/stretchr/testify/require"
+)
+
+// withMemories gives s's records times (a few recent, most old) and
+// importances (most low, a few high) from seed.
+func withMemories(s *scoped, seed uint64) *scoped {
+	r := rand.New(rand.NewPCG(seed, 23))
+	for i := range s.attrs {
+		a := &s.attrs[i]
+		a.Time = 100000 - int64(math.Pow(r.Float64(), 0.25)*100000)
+		a.Importance = float32(math.Pow(r.Float64(), 4) * 10)
+		if i%11 == 0 {
+			a.Importance = -float32(r.Float64()) // any finite value the game assigns
+		}
+	}
+	return s
+}
+
+// rankings are the rankings the tests try, all at the fixture's now.
+var rankings = map[string]Rank{
+	"equal":            {Relevance: 1, Recency: 1, Importance: 1, Decay: math.Pow(0.5, 1.0/2000), Now: 100000},
+	"recency only":     {Recency: 1, Decay: 0.999, Now: 100000},
+	"importance heavy": {Relevance: 1, Importance: 0.5, Now: 1},
+	"short half-life":  {Relevance: 2, Recency: 3, Importance: 0.1, Decay: 0.5, Now: 100000},
+	"decay 1":          {Relevance: 1, Recency: 1, Decay: 1, Now: 5},
+	"future now":       {Relevance: 1, Recency: 0.3, Importance: 0.2, Decay: 0.99999, Now: math.MaxInt64},
+	"past now":         {Relevance: 1, Recency: 0.3, Decay: 0.9, Now: math.MinInt64},
+}
+
+// refScore is the ranking's definition written out once more.
+func refScore(r Rank, sim float32, t int64, imp float32) float32 {
+	var rec float32
+	if r.Recency != 0 {
+		age := uint64(0)
+		if t < r.Now {
+			age = uint64(r.Now) - uint64(t)
+		}
+		rec = float32(r.Recency * float32(rank.Pow(r.Decay, age)))
+	}
+	c := float32(r.Relevance * sim)
+	c = float32(c + rec)
+	return float32(c + float32(r.Importance*imp))
+}
+
+// rankedReference ranks every record passing f by r from the similarities
+// a plain flat query over the same stored vectors gives (k = n).
+func (s *scoped) rankedReference(t testing.TB, f Filter, r Rank, q []float32, k int) []Result {
+	t.Helper()
+	x, err := NewIndex(nil, WithDim(s.dim), WithKind(KindFlat))
+	require.NoError(t, err)
+	require.NoError(t, x.AddWith(s.ids, s.vecs, s.attrs))
+	all, _, err := x.QueryWith(nil, q, QueryOptions{K: min(len(s.ids), MaxK), Filter: f})
+	require.NoError(t, err)
+	at := map[uint64]Attributes{}
+	for i, id := range s.ids {
+		at[id] = s.attrs[i]
+	}
+	for i := range all {
+		a := at[all[i].ID]
+		all[i].Score = refScore(r, all[i].Score, a.Time, a.Importance)
+	}
+	slices.SortFunc(all, func(a, b Result) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return int(a.ID>>1) - int(b.ID>>1)
+	})
+	return all[:min(k, len(all))]
+}
+
+// TestRankedExactPlansMatchReference: flat, and the exact plans of a
+// graph, give the reference's ids and score bits in order for every
+// ranking and filter; the graph walk finds most of them.
+func TestRankedExactPlansMatchReference(t *testing.T) {
+	s := withMemories(newScoped(1000, 24, 31), 1)
+	rt := newRuntime(t, 2)
+	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), 4, s.dim)
+	filters := s.filters()
+	filters["none"] = Filter{}
+	for _, kind := range scopedKinds {
+		x := s.index(t, rt, WithKind(kind), WithEfSearch(64))
+		for rname, r := range rankings {
+			for fname, f := range filters {
+				for qi := range 4 {
+					q := qs[qi*s.dim : (qi+1)*s.dim]
+					res, plan, err := x.QueryWith(nil, q, QueryOptions{K: 10, Filter: f, Rank: r})
+					require.NoError(t, err)
+					want := s.rankedReference(t, f, r, q, 10)
+					if plan == PlanGraph {
+						require.GreaterOrEqual(t, overlap(res, want), len(want)*8/10, "%v/%s/%s: graph recall", kind, rname, fname)
+						continue
+					}
+					require.Equal(t, want, res, "%v/%s/%s (plan %v)", kind, rname, fname, plan)
+				}
+			}
+		}
+	}
+}
+
+// TestRankedZeroWeightsAreAPlainQuery: a ranking with only relevance (or
+// none) gives a plain query's results bit for bit.
+func TestRankedZeroWeightsAreAPlainQuery(t *testing.T) {
+	s := withMemories(newScoped(2000, 16, 32), 2)
+	q := s.vecs[5*s.dim : 6*s.dim]
+	for _, kind := range scopedKinds {
+		x := s.index(t, newRuntime(t, 1), WithKind(kind))
+		plain, _, err := x.QueryWith(nil, q, QueryOptions{K: 20})
+		require.NoError(t, err)
+		for _, r := range []Rank{{}, {Relevance: 1}, {Relevance: 3, Decay: 0.5, Now: 7}, {Relevance: 0.5, Decay: 7}} {
+			got, _, err := x.QueryWith(nil, q, QueryOptions{K: 20, Rank: r})
+			require.NoError(t, err)
+			require.Equal(t, plain, got, "%v %+v", kind, r)
+		}
+	}
+}
+
+// TestRankedSameEveryThreadCountAndBatch: ranked queries give the same
+// ids, score bits and order for threads 0 to 3, batched or not.
+func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
+	s := withMemories(newScoped(sized(6000, 2500), 32, 33), 3)
+	nq := 19
+	qs := randomVectors(rand.New(rand.NewPCG(4, 4)), nq, s.dim)
+	filters := map[string]Filter{"none": {}, "tag": {AllTags: 1}, "rare": {AllTags: 4}, "owner": {Owner: 101}, "deny": {Deny: s.ids[:100]}}
+	for _, kind := range scopedKinds {
+		var want map[string][]Result
+		for threads := 0; threads <= 3; threads++ {
+			x := s.index(t, newRuntime(t, threads), WithKind(kind))
+			got := map[string][]Result{}
+			for fname, f := range filters {
+				for rname, r := range rankings {
+					o := QueryOptions{K: 9, Filter: f, Rank: r}
+					var single []Result
+					for i := range nq {
+						res, _, err := x.QueryWith(nil, qs[i*s.dim:(i+1)*s.dim], o)
+						require.NoError(t, err)
+						single = append(single, res...)
+					}
+					counts := make([]int, nq)
+					batch, _, err := x.QueryBatchWith(nil, counts, qs, o)
+					require.NoError(t, err)
+					var joined []Result
+					for i := range nq {
+						joined = append(joined, batch[i*9:i*9+counts[i]]...)
+					}
+					require.Equal(t, single, joined, "%v/%s/%s/threads %d: batch", kind, fname, rname, threads)
+					got[fname+"/"+rname] = single
+				}
+			}
+			if want == nil {
+				want = got
+			}
+			require.Equal(t, want, got, "%v: threads %d", kind, threads)
+		}
+	}
+}
+
+// TestRankedQueryAllocatesNothing: a ranked query allocates nothing once
+// its scratch has grown, filtered or not.
+func TestRankedQueryAllocatesNothing(t *testing.T) {
+	s := withMemories(newScoped(3000, 32, 34), 4)
+	q := s.vecs[:s.dim]
+	for _, kind := range scopedKinds {
+		x := s.index(t, newRuntime(t, 2), WithKind(kind))
+		dst := make([]Result, 0, 10)
+		for _, f := range []Filter{{}, {AllTags: 1}, {AllTags: 4}, {Owner: 100}, {Allow: s.ids[:300]}} {
+			o := QueryOptions{K: 10, Filter: f, Rank: rankings["equal"]}
+			_, _, err := x.QueryWith(dst, q, o)
+			require.NoError(t, err)
+			allocs := testing.AllocsPerRun(20, func() {
+				if _, _, err := x.QueryWith(dst, q, o); err != nil {
+					panic(err)
+				}
+			})
+			require.Zero(t, allocs, "%v %+v", kind, f)
+		}
+	}
+}
+
+// TestRankValidation: bad weights and decays are refused, as is l2.
+func TestRankValidation(t *testing.T) {
+	s := withMemories(newScoped(100, 8, 35), 5)
+	x := s.index(t, nil, WithKind(KindFlat))
+	q := s.vecs[:s.dim]
+	nan := float32(math.NaN())
+	for _, r := range []Rank{
+		{Relevance: -1, Importance: 1}, {Recency: nan, Decay: 0.5}, {Importance: float32(math.Inf(1))},
+		{Recency: 1}, {Recency: 1, Decay: 1.5}, {Recency: 1, Decay: -0.5}, {Recency: 1, Decay: math.NaN()},
+		{Relevance: -0.5},
+	} {
+		_, _, err := x.QueryWith(nil, q, QueryOptions{K: 3, Rank: r})
+		require.ErrorIs(t, err, ErrInvalidArgument, "%+v", r)
+		_, _, err = x.QueryBatchWith(nil, make([]int, 1), q, QueryOptions{K: 3, Rank: r})
+		require.ErrorIs(t, err, ErrInvalidArgument, "%+v", r)
+	}
+	l2 := s.index(t, nil, WithKind(KindFlat), WithMetric(L2))
+	_, _, err := l2.QueryWith(nil, q, QueryOptions{K: 3, Rank: Rank{Importance: 1}})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	_, _, err = l2.QueryWith(nil, q, QueryOptions{K: 3, Rank: Rank{Relevance: 1}})
+	require.NoError(t, err)
+}
+
+// TestTouchAndSetImportance: both change every id given or, if one is
+// missing or repeated, none; AddWith and Upsert set them; bad values are
+// refused.
+func TestTouchAndSetImportance(t *testing.T) {
+	s := withMemories(newScoped(sized(3000, 1000), 16, 36), 6)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		x := s.index(t, nil, WithKind(kind))
+		a, err := x.Attributes(s.ids[7])
+		require.NoError(t, err)
+		require.Equal(t, s.attrs[7].Time, a.Time)
+		require.Equal(t, s.attrs[7].Importance, a.Importance)
+		ids := []uint64{s.ids[1], s.ids[2], s.ids[3]}
+		require.NoError(t, x.Touch(ids, 123456))
+		require.NoError(t, x.SetImportance(ids[:2], 42.5))
+		for i, id := range ids {
+			a, err := x.Attributes(id)
+			require.NoError(t, err)
+			require.Equal(t, int64(123456), a.Time)
+			if i < 2 {
+				require.Equal(t, float32(42.5), a.Importance)
+			} else {
+				require.Equal(t, s.attrs[3].Importance, a.Importance)
+			}
+			require.Equal(t, s.attrs[i+1].Tags, a.Tags)
+		}
+		require.ErrorIs(t, x.Touch([]uint64{s.ids[4], 1}, 9), ErrNotFound)
+		require.ErrorIs(t, x.SetImportance([]uint64{s.ids[4], s.ids[4]}, 9), ErrDuplicateID)
+		require.ErrorIs(t, x.SetImportance([]uint64{s.ids[4]}, float32(math.Inf(-1))), ErrNonFinite)
+		a, err = x.Attributes(s.ids[4])
+		require.NoError(t, err)
+		require.Equal(t, s.attrs[4].Time, a.Time)
+		require.Equal(t, s.attrs[4].Importance, a.Importance)
+		bad := slices.Clone(s.attrs[:1])
+		bad[0].Importance = float32(math.NaN())
+		require.ErrorIs(t, x.AddWith([]uint64{1}, s.vecs[:s.dim], bad), ErrNonFinite)
+		require.NoError(t, x.Upsert(ids[:1], s.vecs[:s.dim], []Attributes{{Time: -5, Importance: 2}}))
+		a, err = x.Attributes(ids[0])
+		require.NoError(t, err)
+		require.Equal(t, Attributes{Time: -5, Importance: 2}, a)
+		// A touched memory moves up a recency ranking.
+		r := Rank{Recency: 1, Decay: 0.9, Now: 123456}
+		res, _, err := x.QueryWith(nil, s.vecs[:s.dim], QueryOptions{K: 1, Rank: r})
+		require.NoError(t, err)
+		require.Equal(t, []Result{{ID: ids[1], Score: 1}}, res)
+		x.Close()
+	}
+}
+
+// TestRankedConcurrentTouch: ranked queries run beside Touch and
+// SetImportance (under -race) and see a whole value each.
+func TestRankedConcurrentTouch(t *testing.T) {
+	s := withMemories(newScoped(sized(3000, 1500), 16, 37), 7)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		x := s.index(t, newRuntime(t, 2), WithKind(kind))
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for w := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 1))
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					ids := []uint64{s.ids[r.IntN(len(s.ids))]}
+					if w == 0 {
+						require.NoError(t, x.Touch(ids, int64(200000+i)))
+					} else {
+						require.NoError(t, x.SetImportance(ids, 100))
+					}
+				}
+			}()
+		}
+		for i := range 200 {
+			q := s.vecs[(i%50)*s.dim : (i%50+1)*s.dim]
+			res, _, err := x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Recency: 1, Importance: 0.01, Decay: 0.999, Now: 300000}})
+			require.NoError(t, err)
+			require.Len(t, res, 5)
+		}
+		close(stop)
+		wg.Wait()
+		x.Close()
+	}
+}
