@@ -364,3 +364,15 @@ func (x *Index) PayloadLen(id uint64) (int, error) {
 	defer x.attrs.mu.RUnlock()
 	return len(x.attrs.payloads[id]), nil
 }
+
+// Memory returns a stored record's time and importance without copying
+// its payload.
+func (x *Index) Memory(id uint64) (time int64, importance float32, err error) {
+	x.mu.RLock()
+	a, ok := x.live.attr(id)
+	x.mu.RUnlock()
+	if !ok {
+		return 0, 0, errorf(ErrNotFound, "id %d", id)
+	}
+	return a.Time, a.Importance, nil
+}

@@ -30,7 +30,7 @@ const (
 	minInitSize         = unsafe.Offsetof(C.AstralInit{}.max_procs)
 	minIndexOptionsSize = unsafe.Offsetof(C.AstralIndexOptions{}.rerank_storage)
 	minStatsSize        = unsafe.Offsetof(C.AstralStats{}.rerank_storage)
-	minQueryOptionsSize = unsafe.Sizeof(C.AstralQueryOptions{})
+	minQueryOptionsSize = unsafe.Offsetof(C.AstralQueryOptions{}.rank_relevance)
 	// maxStructSize bounds struct_size: a larger one is garbage, not a
 	// struct from any header.
 	maxStructSize = 4096

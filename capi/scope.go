@@ -32,7 +32,22 @@ func astral_index_add_ex(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_add_ex"
 	defer recoverStatus(fn, &st, enterFP())
-	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes)
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes, nil, nil)
+	if st != statusOK {
+		return st
+	}
+	if err := e.x.AddWith(idv, vecs, attrs); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_add_memories
+func astral_index_add_memories(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
+	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t, times *C.int64_t, importances *C.float) (st C.AstralStatus) {
+	const fn = "astral_index_add_memories"
+	defer recoverStatus(fn, &st, enterFP())
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes, times, importances)
 	if st != statusOK {
 		return st
 	}
@@ -47,7 +62,7 @@ func astral_index_upsert(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (st C.AstralStatus) {
 	const fn = "astral_index_upsert"
 	defer recoverStatus(fn, &st, enterFP())
-	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes)
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes, nil, nil)
 	if st != statusOK {
 		return st
 	}
@@ -57,12 +72,14 @@ func astral_index_upsert(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	return statusOK
 }
 
-// addExArgs checks what astral_index_add_ex and _upsert share (addArgs's
-// checks, then the attributes') and reads the attributes: nil when tags,
-// owners and payloads are all NULL. Payloads are slices of the host's
+// addExArgs checks what astral_index_add_ex, _add_memories and _upsert
+// share (addArgs's checks, then the attributes') and reads the
+// attributes: nil when tags, owners, payloads, times and importances are
+// all NULL. Payloads are slices of the host's
 // memory: AddWith and Upsert copy them before they return.
 func addExArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
-	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t) (*entry, []uint64, []float32, []astral.Attributes, C.AstralStatus) {
+	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t,
+	times *C.int64_t, importances *C.float) (*entry, []uint64, []float32, []astral.Attributes, C.AstralStatus) {
 	e, idv, vecs, st := addArgs(fn, index, ids, count, vectors, valueCount)
 	if st != statusOK {
 		return nil, nil, nil, nil, st
@@ -79,7 +96,7 @@ func addExArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, 
 		return nil, nil, nil, nil, fail(fn, C.ASTRAL_E_DIMENSION, "%d values for %d ids of dimension %d", valueCount, count, e.dim)
 	}
 	n := int(count)
-	if tags == nil && owners == nil && payloads == nil {
+	if tags == nil && owners == nil && payloads == nil && times == nil && importances == nil {
 		return e, idv, vecs, nil, statusOK
 	}
 	attrs := make([]astral.Attributes, n)
@@ -91,6 +108,16 @@ func addExArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, 
 	if owners != nil {
 		for i, o := range unsafe.Slice((*uint64)(unsafe.Pointer(owners)), n) {
 			attrs[i].Owner = o
+		}
+	}
+	if times != nil {
+		for i, t := range unsafe.Slice((*int64)(unsafe.Pointer(times)), n) {
+			attrs[i].Time = t
+		}
+	}
+	if importances != nil {
+		for i, v := range unsafe.Slice((*float32)(unsafe.Pointer(importances)), n) {
+			attrs[i].Importance = v // AddWith refuses one not finite
 		}
 	}
 	if payloads != nil {
@@ -131,6 +158,79 @@ func astral_index_set_tags(index C.AstralIndex, ids, tags *C.uint64_t, count C.s
 	if err != nil {
 		return failErr(fn, err)
 	}
+	return statusOK
+}
+
+// idsArg is the ids of a call that changes count stored records, or a
+// failed status.
+func idsArg(fn string, ids *C.uint64_t, count C.size_t) ([]uint64, C.AstralStatus) {
+	if ids == nil && count > 0 {
+		return nil, fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "ids is NULL with count %d", count)
+	}
+	if count > maxValues {
+		return nil, fail(fn, C.ASTRAL_E_OUT_OF_MEMORY, "count %d: too large", count)
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count), statusOK
+}
+
+//export astral_index_touch
+func astral_index_touch(index C.AstralIndex, ids *C.uint64_t, count C.size_t, time C.int64_t) (st C.AstralStatus) {
+	const fn = "astral_index_touch"
+	defer recoverStatus(fn, &st, enterFP())
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	idv, st := idsArg(fn, ids, count)
+	if st != statusOK {
+		return st
+	}
+	if err := e.x.Touch(idv, int64(time)); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_set_importance
+func astral_index_set_importance(index C.AstralIndex, ids *C.uint64_t, count C.size_t, importance C.float) (st C.AstralStatus) {
+	const fn = "astral_index_set_importance"
+	defer recoverStatus(fn, &st, enterFP())
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	idv, st := idsArg(fn, ids, count)
+	if st != statusOK {
+		return st
+	}
+	if err := e.x.SetImportance(idv, float32(importance)); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+//export astral_index_get_memory
+func astral_index_get_memory(index C.AstralIndex, id C.uint64_t, outTime *C.int64_t, outImportance *C.float) (st C.AstralStatus) {
+	const fn = "astral_index_get_memory"
+	defer recoverStatus(fn, &st, enterFP())
+	if outTime != nil {
+		*outTime = 0
+	}
+	if outImportance != nil {
+		*outImportance = 0
+	}
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if outTime == nil || outImportance == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_time or out_importance is NULL")
+	}
+	t, imp, err := e.x.Memory(uint64(id))
+	if err != nil {
+		return failErr(fn, err)
+	}
+	*outTime, *outImportance = C.int64_t(t), C.float(imp)
 	return statusOK
 }
 
@@ -208,8 +308,8 @@ func queryOptions(fn string, options *C.AstralQueryOptions, o *astral.QueryOptio
 	if st := readStruct(fn, unsafe.Pointer(&c), unsafe.Sizeof(c), unsafe.Pointer(options), minQueryOptionsSize); st != statusOK {
 		return st
 	}
-	if c.reserved != 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved is %d: must be 0", c.reserved)
+	if c.reserved != 0 || c.reserved2 != 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved is %d, reserved2 %d: both must be 0", c.reserved, c.reserved2)
 	}
 	if c.allow_ids == nil && c.allow_count > 0 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "allow_ids is NULL with allow_count %d", c.allow_count)
@@ -222,7 +322,8 @@ func queryOptions(fn string, options *C.AstralQueryOptions, o *astral.QueryOptio
 	}
 	*o = astral.QueryOptions{K: int(c.k), Ef: int(c.ef), Filter: astral.Filter{
 		Owner: uint64(c.owner), AllTags: uint64(c.all_tags), AnyTags: uint64(c.any_tags), NoTags: uint64(c.no_tags),
-	}}
+	}, Rank: astral.Rank{Relevance: float32(c.rank_relevance), Recency: float32(c.rank_recency), Importance: float32(c.rank_importance),
+		Decay: float64(c.rank_decay), Now: int64(c.rank_now)}}
 	// A non-NULL allowlist of 0 ids is an empty (non-nil) slice: it
 	// matches nothing, where NULL is no allowlist.
 	if c.allow_ids != nil {

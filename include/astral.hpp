@@ -233,6 +233,18 @@ public:
         return *this;
     }
 
+    // Memory ranking: score = relevance*similarity +
+    // recency*decay^(now - time) + importance*importance (on when recency
+    // or importance is not 0). decay is per time unit, in (0, 1].
+    QueryOptions &rank(float relevance, float recency, float importance, double decay, std::int64_t now) noexcept {
+        o_.rank_relevance = relevance;
+        o_.rank_recency = recency;
+        o_.rank_importance = importance;
+        o_.rank_decay = decay;
+        o_.rank_now = now;
+        return *this;
+    }
+
     const AstralQueryOptions &get() const noexcept { return o_; }
     operator const AstralQueryOptions &() const noexcept { return o_; }
 
@@ -325,6 +337,38 @@ public:
         return ASTRAL_HPP_CALL(astral_index_add_ex)(
             handle_, ids.data(), ids.size(), vectors.data(), vectors.size(), or_null(tags), or_null(owners),
             or_null(payloads), or_null(payload_sizes));
+    }
+
+    // add with attributes and memory-ranking values
+    // (astral_index_add_memories): times and importances are empty (all
+    // 0) or hold one entry per id; the rest as the add above.
+    Status add_memories(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags,
+                        Span<const std::uint64_t> owners, Span<const void *const> payloads,
+                        Span<const std::uint32_t> payload_sizes, Span<const std::int64_t> times,
+                        Span<const float> importances) noexcept {
+        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
+            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size() ||
+            !one_per_id(times, ids.size()) || !one_per_id(importances, ids.size())) {
+            return ASTRAL_E_INVALID_ARGUMENT;
+        }
+        return ASTRAL_HPP_CALL(astral_index_add_memories)(
+            handle_, ids.data(), ids.size(), vectors.data(), vectors.size(), or_null(tags), or_null(owners),
+            or_null(payloads), or_null(payload_sizes), or_null(times), or_null(importances));
+    }
+
+    // Sets the time of stored records (e.g. when recalled): all or none.
+    Status touch(Span<const std::uint64_t> ids, std::int64_t time) noexcept {
+        return ASTRAL_HPP_CALL(astral_index_touch)(handle_, ids.data(), ids.size(), time);
+    }
+
+    // Sets the importance of stored records: all or none.
+    Status set_importance(Span<const std::uint64_t> ids, float importance) noexcept {
+        return ASTRAL_HPP_CALL(astral_index_set_importance)(handle_, ids.data(), ids.size(), importance);
+    }
+
+    // id's time and importance.
+    Status memory(std::uint64_t id, std::int64_t &time, float &importance) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_get_memory)(handle_, id, &time, &importance);
     }
 
     // Replaces the tags of stored records, tags[i] for ids[i] (spans of

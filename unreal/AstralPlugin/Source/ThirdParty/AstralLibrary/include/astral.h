@@ -292,11 +292,23 @@ typedef struct AstralQueryOptions {
      * NULL when deny_count is 0. */
     const uint64_t *deny_ids;
     uint64_t deny_count; /* at most ASTRAL_MAX_FILTER_IDS */
+    /* Appended to the first layout (struct_size 80, still accepted: no
+     * ranking). */
+    /* Memory ranking (on when rank_recency or rank_importance is not 0):
+     * score = rank_relevance*similarity + rank_recency*rank_decay^(rank_now - time)
+     *         + rank_importance*importance. */
+    float rank_relevance;
+    float rank_recency;
+    float rank_importance;
+    uint32_t reserved2;   /* must be 0 */
+    double rank_decay;    /* per time unit, (0, 1]; read when rank_recency != 0 */
+    int64_t rank_now;     /* the host's current time, in its units */
 } AstralQueryOptions;
 
-/* k results, every other field at its default: no filter. */
+/* k results, every other field at its default: no filter, no ranking. */
 #define ASTRAL_QUERY_OPTIONS_INIT(k) \
-    { (uint32_t)sizeof(AstralQueryOptions), (uint32_t)(k), 0u, 0u, 0u, 0u, 0u, 0u, NULL, 0u, NULL, 0u }
+    { (uint32_t)sizeof(AstralQueryOptions), (uint32_t)(k), 0u, 0u, 0u, 0u, 0u, 0u, NULL, 0u, NULL, 0u, \
+      0.0f, 0.0f, 0.0f, 0u, 0.0, 0 }
 
 /* Flags for astral_index_load_ex. */
 #define ASTRAL_LOAD_VERIFY_IN_BACKGROUND 0x1u /* the bulk's checks in the background */
@@ -452,6 +464,49 @@ ASTRAL_API AstralStatus astral_index_add_ex(AstralIndex index, const uint64_t *i
 ASTRAL_API AstralStatus astral_index_set_tags(AstralIndex index, const uint64_t *ids,
                                               const uint64_t *tags, size_t count);
 
+/* ---- Memory ranking ---------------------------------------------------
+ * Each record also carries a time (int64 in the host's units: game ticks
+ * or milliseconds; e.g. when the memory was made or last recalled) and an
+ * importance (a finite float the game assigns), both 0 unless set, saved
+ * with the index. A query ranks by them through AstralQueryOptions'
+ * rank_* fields. */
+
+/* astral_index_add_ex with each record's time and importance: times and
+ * importances hold count entries each, or are NULL for all 0. All or
+ * nothing, as astral_index_add_ex.
+ * Statuses: as astral_index_add_ex; NON_FINITE also for an importance
+ * that is NaN or infinite.
+ * Thread-safe, as astral_index_add. */
+ASTRAL_API AstralStatus astral_index_add_memories(AstralIndex index, const uint64_t *ids, size_t count,
+                                                  const float *vectors, size_t value_count,
+                                                  const uint64_t *tags, const uint64_t *owners,
+                                                  const void *const *payloads, const uint32_t *payload_sizes,
+                                                  const int64_t *times, const float *importances);
+
+/* Sets the time of count stored records to time (e.g. when they are
+ * recalled) without re-adding their vectors. All or nothing: if any id is
+ * not stored or repeated, nothing changes. ids may be NULL when count is 0.
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer); NOT_FOUND; DUPLICATE_ID;
+ * OUT_OF_MEMORY (count too large); CORRUPT and IO (as astral_index_add);
+ * STALE_HANDLE; NOT_INITIALIZED.
+ * Thread-safe: a query running meanwhile sees each record's old or new
+ * time. */
+ASTRAL_API AstralStatus astral_index_touch(AstralIndex index, const uint64_t *ids, size_t count, int64_t time);
+
+/* Sets the importance of count stored records, as astral_index_touch sets
+ * their time.
+ * Statuses: as astral_index_touch; NON_FINITE for a NaN or infinite
+ * importance.
+ * Thread-safe, as astral_index_touch. */
+ASTRAL_API AstralStatus astral_index_set_importance(AstralIndex index, const uint64_t *ids, size_t count,
+                                                    float importance);
+
+/* Writes record id's time and importance (both 0 on failure).
+ * Statuses: OK; INVALID_ARGUMENT (NULL pointer); NOT_FOUND; IO;
+ * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_get_memory(AstralIndex index, uint64_t id, int64_t *out_time,
+                                                float *out_importance);
+
 /* Copies the payload of record id into buffer (capacity bytes; may be
  * NULL when capacity is 0) and writes its size to *out_size, also when
  * the buffer is too small (then nothing is copied and the status is
@@ -469,16 +524,20 @@ ASTRAL_API AstralStatus astral_index_get_payload(AstralIndex index, uint64_t id,
 ASTRAL_API AstralStatus astral_index_get_attributes(AstralIndex index, uint64_t id,
                                                     uint64_t *out_tags, uint64_t *out_owner);
 
-/* astral_index_query with options->k, its beam and its filter: the k
- * nearest records that pass the filter, best first (by score, then lower
- * id), *out_count = min(k, matching records), and the plan that answered
- * to *out_plan (ASTRAL_PLAN_*; out_plan may be NULL; 0 on failure). An
- * exact plan (flat scan, direct scoring) gives the same ids and score bits
- * whatever the plan, thread count or batch. Allocates nothing.
+/* astral_index_query with options->k, its beam, its filter and its
+ * ranking: the k best records that pass the filter, best first (by score,
+ * then lower id), *out_count = min(k, matching records), and the plan that
+ * answered to *out_plan (ASTRAL_PLAN_*; out_plan may be NULL; 0 on
+ * failure). With ranking on, the score is the combined score
+ * (docs/RANKING.md), summed in the order written, each step rounded to
+ * float. An exact plan (flat scan, direct scoring) gives the same ids and
+ * score bits whatever the plan, thread count or batch. Allocates nothing.
  * Statuses: as astral_index_query; INVALID_ARGUMENT also for options
- * NULL, a bad struct_size, reserved not 0, ef above 4096, allow_ids NULL
- * with allow_count > 0, deny_ids NULL with deny_count > 0, either count
- * above ASTRAL_MAX_FILTER_IDS.
+ * NULL, a bad struct_size, reserved or reserved2 not 0, ef above 4096,
+ * allow_ids NULL with allow_count > 0, deny_ids NULL with deny_count > 0,
+ * either count above ASTRAL_MAX_FILTER_IDS, a rank weight negative or not
+ * finite, rank_decay outside (0, 1] with rank_recency set, ranking on an
+ * ASTRAL_METRIC_L2 index.
  * Thread-safe, as astral_index_query. */
 ASTRAL_API AstralStatus astral_index_query_ex(AstralIndex index, const float *query,
                                               size_t dimension, const AstralQueryOptions *options,
