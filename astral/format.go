@@ -18,7 +18,8 @@ import (
 // version fails to load with ErrVersion. Version 2 added the storage kinds
 // besides E5M2, the scales section and the rerank copy; a version-1 file
 // is a version-2 file without them. Version 3 added the records'
-// attributes, version 4 the tag names.
+// attributes, version 4 the tag names, version 5 the times and
+// importances.
 const FormatVersion = file.Version
 
 const (
@@ -50,6 +51,9 @@ const (
 	secPayloads file.Kind = 14 // payloads by id: see payloadSection
 	// Version 4: the names of the tag bits (header TagNameBytes set).
 	secTagNames file.Kind = 15 // see tagnames.go
+	// Version 5: the ranking attributes, per slot as the tags.
+	secTimes       file.Kind = 16 // times, int64 per slot
+	secImportances file.Kind = 17 // importances, float32 per slot (finite)
 )
 
 // attrsVersion is the first format version with attribute sections,
@@ -57,6 +61,7 @@ const (
 const (
 	attrsVersion    = 3
 	tagNamesVersion = 4
+	memoryVersion   = 5 // times and importances
 )
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
@@ -71,6 +76,7 @@ var fileFormat = &file.Format{
 		secLevel0: "graph-level0", secUpper: "graph-upper", secScales: "scales",
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
 		secTags: "tags", secOwners: "owners", secPayloads: "payloads", secTagNames: "tag-names",
+		secTimes: "times", secImportances: "importances",
 	},
 	Structures:  map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String()},
 	CheckFields: checkFields,
@@ -169,6 +175,10 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		if h.PayloadBytes != 0 {
 			want[secPayloads] = h.PayloadBytes
 		}
+	}
+	if h.Version >= memoryVersion {
+		want[secTimes] = h.Slots * 8
+		want[secImportances] = h.Slots * 4
 	}
 	if h.TagNameBytes != 0 {
 		want[secTagNames] = uint64(h.TagNameBytes)

@@ -150,14 +150,16 @@ func flatSections(p flat.Parts, adjust score.Adjust, ids, recs, adj, scales file
 }
 
 // attrSections are the version-3 sections: tags and owners per slot,
-// and the payloads (setting h.PayloadBytes); and version 4's tag names
-// (setting h.TagNameBytes). Hold writeMu.
-func (x *Index) attrSections(h *file.Header, tags, owners []uint64) []file.Part {
+// and the payloads (setting h.PayloadBytes); version 4's tag names
+// (setting h.TagNameBytes); and version 5's times and importances per
+// slot. Hold writeMu.
+func (x *Index) attrSections(h *file.Header, tags, owners []uint64, times []int64, imps []float32) []file.Part {
 	x.attrs.mu.RLock()
 	pay := x.attrs.encodePayloads()
 	x.attrs.mu.RUnlock()
 	slots := int(h.Slots)
-	parts := []file.Part{{Kind: secTags, Bytes: file.BytesOf(column(tags, slots))}, {Kind: secOwners, Bytes: file.BytesOf(column(owners, slots))}}
+	parts := []file.Part{{Kind: secTags, Bytes: file.BytesOf(column(tags, slots))}, {Kind: secOwners, Bytes: file.BytesOf(column(owners, slots))},
+		{Kind: secTimes, Bytes: file.BytesOf(column(times, slots))}, {Kind: secImportances, Bytes: file.BytesOf(column(imps, slots))}}
 	if h.PayloadBytes = uint64(len(pay)); pay != nil {
 		parts = append(parts, file.Part{Kind: secPayloads, Bytes: pay})
 	}
@@ -182,7 +184,7 @@ func (x *Index) saveFlat(f *flat.Index, open func(int64) (io.Writer, error)) (in
 	h := x.newHeader(KindFlat)
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
 	parts := flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales)
-	parts = x.tail(append(parts, x.attrSections(h, p.Tags, p.Owners)...))
+	parts = x.tail(append(parts, x.attrSections(h, p.Tags, p.Owners, p.Times, p.Imps)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -210,15 +212,15 @@ func (x *Index) saveGraph(g *hnsw.Graph, v *hnsw.View, open func(int64) (io.Writ
 		}
 	}
 	attrs := v.Attrs(nil, 0, n)
-	tags, owners := make([]uint64, n), make([]uint64, n)
+	tags, owners, times, imps := make([]uint64, n), make([]uint64, n), make([]int64, n), make([]float32, n)
 	for i, a := range attrs {
-		tags[i], owners[i] = a.Tags, a.Owner
+		tags[i], owners[i], times[i], imps[i] = a.Tags, a.Owner, a.Time, a.Importance
 	}
 	parts := x.tail(append([]file.Part{
 		{Kind: secTombstones, Bytes: file.BytesOf(v.Tombstones(nil))},
 		{Kind: secLevel0, Length: uint64(n) * uint64(bw) * 4, Pieces: level0},
 		{Kind: secUpper, Bytes: file.BytesOf(v.Upper(nil))},
-	}, x.attrSections(h, tags, owners)...))
+	}, x.attrSections(h, tags, owners, times, imps)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -364,9 +366,19 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	if h.Version >= attrsVersion {
 		tags, owners = file.WordsOf[uint64](sec(secTags)), file.WordsOf[uint64](sec(secOwners))
 	}
+	var times []int64 // nil before version 5: all zero
+	var imps []float32
+	if h.Version >= memoryVersion {
+		times, imps = file.WordsOf[int64](sec(secTimes)), file.WordsOf[float32](sec(secImportances))
+		for i, v := range imps {
+			if !finite32(v) {
+				return nil, nil, errorf(ErrCorrupt, "importance of slot %d is %v", i, v)
+			}
+		}
+	}
 	if Kind(h.Structure) == KindFlat {
 		fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
-		fp.Tags, fp.Owners = tags, owners
+		fp.Tags, fp.Owners, fp.Times, fp.Imps = tags, owners, times, imps
 		f, err := flat.FromParts(k, x.adjust, fp)
 		if err != nil {
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
@@ -385,7 +397,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 	}
 	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: file.WordsOf[uint32](sec(secLevel0)),
 		Upper: file.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,
-		Tombstones: file.WordsOf[uint32](sec(secTombstones)), Tags: tags, Owners: owners}
+		Tombstones: file.WordsOf[uint32](sec(secTombstones)), Tags: tags, Owners: owners, Times: times, Imps: imps}
 	cfg := hnsw.Config{M: c.M, EfConstruction: c.EfConstruction, Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0}
 	var sums *file.ChunkSums
 	if mode != checked {

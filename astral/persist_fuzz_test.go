@@ -44,6 +44,11 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"flat-version-3": readFixture(t, "testdata/v3-flat.astral"),
 		// Version 4: tag names.
 		"flat-tag-names": saved(t, withTagNames(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12))),
+		// Version 4 as main wrote it before times (TestVersion4FileLoads).
+		"hnsw-version-4": readFixture(t, "testdata/v4-hnsw.astral"),
+		// Version 5: times and importances.
+		"flat-memories": saved(t, withMemoryValues(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12))),
+		"hnsw-memories": saved(t, withMemoryValues(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 4, WithHNSW(2, 8)), 15))),
 	}
 	return seeds
 }

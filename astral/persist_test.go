@@ -676,7 +676,7 @@ func TestInspectFile(t *testing.T) {
 	require.Equal(t, uint32(FormatVersion), info.Version)
 	require.Equal(t, KindHNSW, info.Structure)
 	require.Equal(t, uint64(x.Len()), info.Count)
-	require.Len(t, info.Sections, 6)
+	require.Len(t, info.Sections, 8) // graph, tags, owners, times, importances, metadata
 	for _, s := range info.Sections {
 		require.True(t, s.OK(), s.Name)
 	}

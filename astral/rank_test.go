@@ -1,7 +1,10 @@
 package astral
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"os"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -298,4 +301,133 @@ func TestRankedConcurrentTouch(t *testing.T) {
 		wg.Wait()
 		x.Close()
 	}
+}
+
+// rankedAnswers are x's answers to one query under every ranking.
+func rankedAnswers(t testing.TB, x *Index, s *scoped) map[string][]Result {
+	out := map[string][]Result{}
+	q := s.vecs[11*s.dim : 12*s.dim]
+	for name, r := range rankings {
+		res, _, err := x.QueryWith(nil, q, QueryOptions{K: 8, Rank: r})
+		require.NoError(t, err)
+		out[name] = res
+	}
+	return out
+}
+
+// TestRankedRoundTrip: times and importances, set at add and changed
+// later, survive a save through every loader; a loaded (mapped) index
+// takes Touch and SetImportance.
+func TestRankedRoundTrip(t *testing.T) {
+	s := withMemories(newScoped(sized(1500, 600), 16, 38), 8)
+	rt := newRuntime(t, 1)
+	for _, kind := range scopedKinds {
+		x := s.index(t, rt, WithKind(kind))
+		require.NoError(t, x.Remove(s.ids[3], s.ids[14]))
+		require.NoError(t, x.Touch([]uint64{s.ids[20], s.ids[21]}, 99999))
+		require.NoError(t, x.SetImportance([]uint64{s.ids[22]}, -7.5))
+		file := saved(t, x)
+		want := rankedAnswers(t, x, s)
+		for _, l := range loaders {
+			y, err := l.load(t, rt, file)
+			require.NoError(t, err, l.name)
+			require.Equal(t, want, rankedAnswers(t, y, s), "%v/%s", kind, l.name)
+			for i := 0; i < len(s.ids); i += 7 {
+				wa, werr := x.Attributes(s.ids[i])
+				ya, yerr := y.Attributes(s.ids[i])
+				require.Equal(t, werr == nil, yerr == nil)
+				require.Equal(t, wa, ya, "%v/%s: id %d", kind, l.name, s.ids[i])
+			}
+			tm, imp, err := y.Memory(s.ids[22])
+			require.NoError(t, err)
+			require.Equal(t, s.attrs[22].Time, tm)
+			require.Equal(t, float32(-7.5), imp)
+			require.True(t, bytes.Equal(file, saved(t, y)), "%v/%s: saves again to the same bytes", kind, l.name)
+			require.NoError(t, y.Touch([]uint64{s.ids[30]}, 5))
+			require.NoError(t, y.SetImportance([]uint64{s.ids[30]}, 6))
+			tm, imp, err = y.Memory(s.ids[30])
+			require.NoError(t, err)
+			require.Equal(t, int64(5), tm)
+			require.Equal(t, float32(6), imp)
+			tm, _, err = x.Memory(s.ids[30])
+			require.NoError(t, err)
+			require.Equal(t, s.attrs[30].Time, tm, "the loaded copy is its own")
+		}
+	}
+}
+
+// TestVersion4FileLoads: files written by main before version 5 (with
+// attributes and tag names) load every way with time and importance 0,
+// rank by similarity alone, and save as version 5.
+func TestVersion4FileLoads(t *testing.T) {
+	for _, kind := range scopedKinds {
+		file, err := os.ReadFile("testdata/v4-" + kind.String() + ".astral")
+		require.NoError(t, err)
+		require.EqualValues(t, 4, binary.LittleEndian.Uint32(file[8:]))
+		want := withTagNames(t, withAttrs(t, testIndex(t, nil, kind, Cosine, 0, 8), 40))
+		s := newScoped(40, 8, 40)
+		for _, l := range loaders {
+			y, err := l.load(t, nil, file)
+			require.NoError(t, err, "%v/%s", kind, l.name)
+			require.Equal(t, "Threat", y.TagName(0))
+			require.Equal(t, answers(t, want, 5), answers(t, y, 5), "%v/%s", kind, l.name)
+			for _, id := range s.ids {
+				wa, werr := want.Attributes(id)
+				ya, yerr := y.Attributes(id)
+				require.Equal(t, werr == nil, yerr == nil, "id %d", id)
+				require.Equal(t, wa, ya, "%v/%s: id %d", kind, l.name, id)
+				if yerr == nil {
+					require.Zero(t, ya.Time)
+					require.Zero(t, ya.Importance)
+				}
+			}
+			q := s.vecs[:8]
+			plain, _, err := y.QueryWith(nil, q, QueryOptions{K: 5})
+			require.NoError(t, err)
+			ranked, _, err := y.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Importance: 1}})
+			require.NoError(t, err)
+			require.Equal(t, plain, ranked, "importance 0 everywhere adds 0")
+			require.NoError(t, y.Touch([]uint64{s.ids[0]}, 9))
+			z, err := LoadBytes(nil, saved(t, y))
+			require.NoError(t, err)
+			tm, _, err := z.Memory(s.ids[0])
+			require.NoError(t, err)
+			require.Equal(t, int64(9), tm)
+		}
+	}
+}
+
+// TestCorruptImportances: a non-finite importance in a file is ErrCorrupt
+// every way, as is a version-5 file without the sections.
+func TestCorruptImportances(t *testing.T) {
+	for _, kind := range scopedKinds {
+		s := withMemories(newScoped(30, 8, 39), 9)
+		x := s.index(t, nil, WithKind(kind))
+		file := saved(t, x)
+		h, err := decodeHeader(file[:binary.LittleEndian.Uint32(file[16:])])
+		require.NoError(t, err)
+		sec := h.Find(secImportances)
+		require.NotNil(t, sec)
+		require.EqualValues(t, h.Slots*4, sec.Length)
+		require.NotNil(t, h.Find(secTimes))
+		for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
+			bad := forge(file, func(b []byte) { put32(b, int(sec.Offset)+8, math.Float32bits(v)) })
+			mustFail(t, bad, ErrCorrupt, "importance of slot 2")
+		}
+	}
+}
+
+// withMemoryValues touches and weighs some of x's records.
+func withMemoryValues(t testing.TB, x *Index) *Index {
+	t.Helper()
+	s := newScoped(x.Len()+2, x.Config().Dim, uint64(x.Len()+2))
+	var ids []uint64
+	for _, id := range s.ids {
+		if x.Contains(id) {
+			ids = append(ids, id)
+		}
+	}
+	require.NoError(t, x.Touch(ids[:len(ids)/2], 1234))
+	require.NoError(t, x.SetImportance(ids[len(ids)/3:], 0.75))
+	return x
 }

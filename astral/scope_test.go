@@ -494,7 +494,7 @@ func TestPreviousFormatLoads(t *testing.T) {
 		require.NoError(t, err)
 		var parts []container.Part
 		for i, sec := range h.Sections {
-			if sec.Kind != secTags && sec.Kind != secOwners && sec.Kind != secPayloads {
+			if sec.Kind != secTags && sec.Kind != secOwners && sec.Kind != secPayloads && sec.Kind != secTimes && sec.Kind != secImportances {
 				parts = append(parts, container.Part{Kind: sec.Kind, Flags: sec.Flags, Bytes: bufs[i]})
 			}
 		}

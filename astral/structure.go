@@ -136,11 +136,11 @@ func (s flatStructure) searchFiltered(c *queryCtx, p *pool.Pool, _ []float32, m,
 }
 
 // column is c, or n zeros when the structure holds none.
-func column(c []uint64, n int) []uint64 {
+func column[T uint64 | int64 | float32](c []T, n int) []T {
 	if len(c) == n {
 		return c
 	}
-	return make([]uint64, n)
+	return make([]T, n)
 }
 
 // graphStructure walks an HNSW graph, which takes inserts and deletes

@@ -15,10 +15,11 @@ import (
 // Version is the format version this library writes; it reads
 // OldestVersion to Version. Version 2 added the storage kinds besides
 // E5M2, the scales section and the rerank copy; version 3 the records'
-// attributes (tags, owners, payloads); version 4 the tag names. An older
-// file is a newer one without what was added since.
+// attributes (tags, owners, payloads); version 4 the tag names; version 5
+// the records' times and importances. An older file is a newer one without
+// what was added since.
 const (
-	Version       = 4
+	Version       = 5
 	OldestVersion = 1
 )
 

@@ -19,7 +19,7 @@ func LittleEndianHost() bool {
 
 // BytesOf views a slice of words as its bytes (in host order: callers
 // check the host is little-endian).
-func BytesOf[T uint32 | uint64 | float32](s []T) []byte {
+func BytesOf[T uint32 | uint64 | int64 | float32](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -30,7 +30,7 @@ func BytesOf[T uint32 | uint64 | float32](s []T) []byte {
 // WordsOf views b (its length a multiple of T's size) as a slice of T,
 // copying it to aligned memory if it is not aligned. Empty b gives an
 // empty, non-nil slice.
-func WordsOf[T uint32 | uint64 | float32](b []byte) []T {
+func WordsOf[T uint32 | uint64 | int64 | float32](b []byte) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if len(b) == 0 {
