@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -68,6 +70,12 @@ type benchRow struct {
 	// The host-side post-filter's over-fetch factor x (query k·x
 	// unfiltered, keep the first k that match); 0 for the engine's filter.
 	Postfilter int `json:"postfilter"`
+	// Ranked rows (docs/RANKING.md): the --rank spec ("" for none), and
+	// the recall@k against the same exact ranking of what a host gets by
+	// querying the top 50 by similarity and ranking those (0 unless
+	// ranked).
+	Rank           string  `json:"rank"`
+	Rerank50Recall float64 `json:"rerank50_recall"`
 }
 
 type benchFlags struct {
@@ -75,6 +83,7 @@ type benchFlags struct {
 	n, nq, dim, k, runs, m, efConstruction                                         int
 	threads, batch, ef, rerank, postfilter                                         []int
 	filters                                                                        []fixture.FilterSpec
+	ranks                                                                          []fixture.RankSpec
 	storages                                                                       []astral.Storage
 	rerankStorage                                                                  astral.Storage
 	runSeconds                                                                     float64
@@ -93,7 +102,7 @@ curve. Every combination of the comma lists is one row.`,
 		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",
 		"astral bench --index-file memories.idx --data spectral --ef 64,128")
 	b := &benchFlags{}
-	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter string
+	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter, ranks string
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
@@ -118,6 +127,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&b.jsonPath, "json", "", "write the JSON report (docs/BENCHMARKS.md gives its fields) to this `FILE`", "--json out.json")
 	c.str(&b.plot, "plot", "", "write the recall-latency plot to this `FILE` (.png, .svg or .pdf)", "--plot curve.png")
 	c.str(&filters, "filter", "none", "filters to measure (a comma `LIST`): none, tags:SHARE (a tag held by that share of the records), allow:N, owner:N, deny:N; docs/SCOPED.md", "--filter none,tags:0.01,allow:1000")
+	c.str(&ranks, "rank", "none", "memory rankings to measure (a comma `LIST`): none or W_REL:W_REC:W_IMP:HALF_LIFE, the recency half-life in the fixture's time units; times and importances come from a fixed seed; docs/RANKING.md", "--rank none,1:1:1:1000")
 	c.str(&postfilter, "postfilter", "0", "host-side post-filter rows beside each filter (batch 1), a comma `LIST` of over-fetch factors x: query k·x unfiltered and keep the first k matches; 0: none", "--postfilter 0,10")
 	c.str(&b.export, "export", "", "write the vectors, attributes, filter lists and exact filtered truth to this `FOLDER` (bench/hnswlib-filter reads it)", "--export /tmp/scoped")
 	if err := c.parse(args); err != nil {
@@ -141,6 +151,9 @@ curve. Every combination of the comma lists is one row.`,
 	}
 	if b.filters, err = fixture.ParseFilterSpecs(filters); err != nil {
 		return nil, usagef("--filter: %w", err)
+	}
+	if b.ranks, err = fixture.ParseRankSpecs(ranks); err != nil {
+		return nil, usagef("--rank: %w", err)
 	}
 	if b.postfilter, err = intList("postfilter", postfilter); err != nil {
 		return nil, err
@@ -214,9 +227,17 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 			return err
 		}
 	}
+	if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) {
+		if filtered {
+			return usagef("--rank with a --filter other than none: ranked rows are measured unfiltered")
+		}
+		if b.metric == "l2" {
+			return usagef("--rank with --metric l2: ranking needs cosine or dot")
+		}
+	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
-		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export"); err != nil {
+		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export", "rank"); err != nil {
 			return err
 		}
 		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
@@ -275,6 +296,12 @@ type scoped struct {
 	scope *fixture.Scope
 	truth [][][]int32 // per filter
 	attrs []astral.Attributes
+	// The --rank specs that rank, each's exact ranked answer over the f32
+	// vectors, and the records' times and importances.
+	ranks      []fixture.RankSpec
+	rankTruth  [][][]int32
+	times      []int64
+	importance []float32
 }
 
 func (sc *scoped) active() bool { return sc.attrs != nil }
@@ -303,11 +330,22 @@ func newScoped(b *benchFlags, set *fixture.Set, metric astral.Metric) (*scoped, 
 		}
 		sc.truth = append(sc.truth, exactTopK(set, b.k, metric, &scope.Filters[i]))
 	}
-	if len(specs) > 1 {
+	for _, r := range b.ranks {
+		if r.On() {
+			sc.ranks = append(sc.ranks, r)
+		}
+	}
+	if len(specs) > 1 || len(sc.ranks) > 0 {
+		sc.times, sc.importance = fixture.Memories(set.N())
 		sc.attrs = make([]astral.Attributes, set.N())
 		for i := range sc.attrs {
-			sc.attrs[i] = astral.Attributes{Tags: scope.Tags[i], Owner: scope.Owners[i]}
+			sc.attrs[i] = astral.Attributes{Tags: scope.Tags[i], Owner: scope.Owners[i], Time: sc.times[i], Importance: sc.importance[i]}
 		}
+	}
+	for _, r := range sc.ranks {
+		bar := newProgress("exact ranking "+r.String(), 1)
+		sc.rankTruth = append(sc.rankTruth, fixture.RankedTopK(set.Base, set.Queries, set.Dim, b.k, fixtureMetric(metric), r, sc.times, sc.importance, 0))
+		bar.done()
 	}
 	return sc, nil
 }
@@ -382,6 +420,67 @@ func filterName(f *fixture.ScopeFilter) string {
 		return ""
 	}
 	return f.Spec.String()
+}
+
+// exactRanked answers every query under each of sc's rankings exactly over
+// the stored (quantized) vectors: a serial flat index of every record.
+func exactRanked(opts []astral.Option, set *fixture.Set, sc *scoped, k int) ([][][]int64, error) {
+	if len(sc.ranks) == 0 {
+		return nil, nil
+	}
+	x, _, err := buildIndexWith(nil, append(opts, astral.WithKind(astral.KindFlat)), set, sc.attrs, "exact ranked reference")
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	out := make([][][]int64, len(sc.ranks))
+	for ri, r := range sc.ranks {
+		out[ri] = make([][]int64, set.NQ())
+		for i := range out[ri] {
+			res, _, err := x.QueryWith(nil, set.Query(i), astral.QueryOptions{K: k, Rank: engineRank(r)})
+			if err != nil {
+				return nil, err
+			}
+			out[ri][i] = ids(res)
+		}
+	}
+	return out, nil
+}
+
+// engineRank is the engine's form of a rank spec.
+func engineRank(r fixture.RankSpec) astral.Rank {
+	p := r.Params()
+	return astral.Rank{Relevance: p.Relevance, Recency: p.Recency, Importance: p.Importance, Decay: p.Decay, Now: p.Now}
+}
+
+// rerank50Recall is the recall@k against the exact ranking truth of a
+// host's way: the 50 most similar records, ranked by r with the
+// similarities the index returns.
+func rerank50Recall(x *astral.Index, set *fixture.Set, sc *scoped, r fixture.RankSpec, truth [][]int32, k int) (float64, error) {
+	p := r.Params()
+	scorer := rank.NewScorer(&p)
+	found := make([][]int64, set.NQ())
+	for i := range found {
+		res, err := x.Query(nil, set.Query(i), max(50, k))
+		if err != nil {
+			return 0, err
+		}
+		for j := range res {
+			row := res[j].ID
+			res[j].Score = scorer.Score(res[j].Score, sc.times[row], sc.importance[row])
+		}
+		slices.SortStableFunc(res, func(a, b astral.Result) int {
+			switch {
+			case a.Score > b.Score:
+				return -1
+			case a.Score < b.Score:
+				return 1
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		found[i] = ids(res[:min(k, len(res))])
+	}
+	return fixture.RecallAtK(truth, found, k), nil
 }
 
 // exactQuantized answers every query exactly over the stored (quantized)
@@ -463,6 +562,10 @@ func runBench(args []string) error {
 		base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel), astral.WithStorage(storage)}
 		// The exact scan of the quantized vectors: a serial flat index.
 		ref, _, err := buildIndex(nil, append(base, astral.WithKind(astral.KindFlat)), set, "exact "+storage.String()+" reference")
+		if err != nil {
+			return err
+		}
+		exactR, err := exactRanked(base, set, sc, b.k)
 		if err != nil {
 			return err
 		}
@@ -563,6 +666,16 @@ func runBench(args []string) error {
 								runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, fi)
 							}
 						}
+						// Ranked rows (unfiltered), after the filters'.
+						for ri, spec := range sc.ranks {
+							q := rowQuery{scope: sc.scope, filter: none, rank: spec}
+							r, err := newRowRunner(x, set, b, batch, q)
+							if err != nil {
+								rt.Close()
+								return err
+							}
+							runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, -1-ri)
+						}
 						label := rowLabel(st.Kind, storage, rerank, threads, ef, batch)
 						if len(runners) > 1 {
 							label += fmt.Sprintf(", %d filter rows interleaved", len(runners))
@@ -571,7 +684,17 @@ func runBench(args []string) error {
 						var unfilteredP50 float64
 						for i, r := range runners {
 							fi := filterOf[i]
-							row := r.row(set, b.k, queries[i], sc.truth[fi], exactQ[fi])
+							var row benchRow
+							if fi < 0 {
+								ri := -1 - fi
+								row = r.row(set, b.k, queries[i], sc.rankTruth[ri], exactR[ri])
+								if row.Rerank50Recall, err = rerank50Recall(x, set, sc, sc.ranks[ri], sc.rankTruth[ri], b.k); err != nil {
+									rt.Close()
+									return err
+								}
+							} else {
+								row = r.row(set, b.k, queries[i], sc.truth[fi], exactQ[fi])
+							}
 							row.Index, row.Storage, row.Rerank, row.Threads, row.Participants = st.Kind.String(), storage.String(), rerank, threads, st.Participants
 							row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
 							if rerank > 0 {
@@ -690,6 +813,7 @@ type rowQuery struct {
 	scope  *fixture.Scope
 	filter *fixture.ScopeFilter
 	post   int
+	rank   fixture.RankSpec // with the filter none
 }
 
 // measure warms the index with one pass, then times b.runs runs of whole
@@ -723,7 +847,7 @@ type rowRunner struct {
 func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q rowQuery) (*rowRunner, error) {
 	nq, dim, k := set.NQ(), set.Dim, b.k
 	r := &rowRunner{batch: batch, calls: (nq + batch - 1) / batch, found: make([][]int64, nq), lat: make([]float64, 0, 1<<16)}
-	filtered := q.filter.Spec.Kind != fixture.FilterNone
+	filtered := q.filter.Spec.Kind != fixture.FilterNone || q.rank.On()
 	fetch := k
 	if q.post > 0 {
 		fetch = min(k*q.post, astral.MaxK)
@@ -732,7 +856,7 @@ func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q
 	counts := make([]int, batch)
 	kept := make([]int64, k)
 	found := r.found
-	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter)}
+	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter), Rank: engineRank(q.rank)}
 	var plan astral.Plan
 	r.call = func(c int) error {
 		lo, hi := c*batch, min((c+1)*batch, nq)
@@ -860,7 +984,7 @@ func (r *rowRunner) row(set *fixture.Set, k int, q rowQuery, truth [][]int32, ex
 		QPS:            float64(r.batch) / med.mean * 1e6,
 		AllocsPerQuery: r.allocs,
 		Filter:         filterName(q.filter), Selectivity: q.filter.Selectivity(set.N()), Plan: r.plan,
-		Postfilter: q.post,
+		Postfilter: q.post, Rank: q.rank.String(),
 	}
 }
 
@@ -905,12 +1029,16 @@ func printTable(rep *benchReport) {
 	for _, key := range keys {
 		fmt.Fprintf(stdout, "read ceiling, %s participant(s): %.1f GB/s\n", key, rep.ReadCeilingGBps[key])
 	}
-	scopedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Filter != "" })
+	scopedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Filter != "" || r.Rank != "" })
+	rankedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Rank != "" })
 	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s",
 		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
 	if scopedRows {
 		fmt.Fprintf(stdout, "  %-20s %8s %-15s %7s", "filter", "select.", "plan", "×unfilt")
+	}
+	if rankedRows {
+		fmt.Fprintf(stdout, "  %-16s %9s", "rank", "top50+rr")
 	}
 	fmt.Fprintln(stdout)
 	for _, r := range rep.Rows {
@@ -934,6 +1062,15 @@ func printTable(rep *benchReport) {
 				filter = fmt.Sprintf("%s post×%d", filter, r.Postfilter)
 			}
 			fmt.Fprintf(stdout, "  %-20s %8.4f %-15s %7.3f", filter, r.Selectivity, r.Plan, r.P50VsUnfiltered)
+		}
+		if rankedRows {
+			rank, rr := r.Rank, "-"
+			if rank == "" {
+				rank = "none"
+			} else {
+				rr = fmt.Sprintf("%.4f", r.Rerank50Recall)
+			}
+			fmt.Fprintf(stdout, "  %-16s %9s", rank, rr)
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -141,3 +141,43 @@ func TestBenchFilterHNSW(t *testing.T) {
 	}
 	assert.Equal(t, 4+3, hnswRows)
 }
+
+// Ranked rows: flat is exact against the exact ranking of its stored
+// vectors (and of f32 when it stores f32); HNSW rows report the host's top
+// 50 re-ranked beside their own recall.
+func TestBenchRank(t *testing.T) {
+	rep := benchJSON(t, "--data", "clustered", "--n", "3000", "--nq", "8", "--dim", "24", "--index", "flat",
+		"--storage", "f32,e5m2", "--threads", "0,1", "--rank", "none,1:1:1:500,0:1:0:50", "--runs", "1", "--run-seconds", "0")
+	require.Len(t, rep.Rows, 2*2*3)
+	for _, r := range rep.Rows {
+		what := r.Storage + " " + r.Rank
+		assert.Equal(t, 1.0, r.RecallVsExactQuantized, what)
+		if r.Storage == "f32" {
+			assert.Equal(t, 1.0, r.RecallAtK, what)
+		}
+		if r.Rank == "" {
+			assert.Zero(t, r.Rerank50Recall, what)
+		} else {
+			assert.Greater(t, r.Rerank50Recall, 0.0, what)
+		}
+	}
+	rep = benchJSON(t, "--data", "clustered", "--n", "3000", "--nq", "8", "--dim", "24", "--index", "hnsw",
+		"--threads", "0", "--ef", "64", "--rank", "1:1:1:500", "--runs", "1", "--run-seconds", "0")
+	ranked := 0
+	for _, r := range rep.Rows {
+		if r.Index == "hnsw" && r.Rank != "" {
+			ranked++
+			assert.GreaterOrEqual(t, r.RecallVsExactQuantized, 0.9)
+			assert.Greater(t, r.Rerank50Recall, 0.0)
+		}
+	}
+	assert.Equal(t, 1, ranked)
+	_, err := parseBench([]string{"--rank", "1:1:1"})
+	assert.ErrorContains(t, err, "W_REL:W_REC:W_IMP:HALF_LIFE")
+	_, err = parseBench([]string{"--rank", "1:1:0:0"})
+	assert.ErrorContains(t, err, "half-life")
+	_, err = parseBench([]string{"--rank", "1:1:1:10", "--filter", "tags:0.1"})
+	assert.ErrorContains(t, err, "unfiltered")
+	_, err = parseBench([]string{"--rank", "1:1:1:10", "--metric", "l2"})
+	assert.ErrorContains(t, err, "cosine or dot")
+}
