@@ -1,19 +1,21 @@
 package flat
 
 import (
+	"math"
+
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
-	"github.com/astral-engine/astral/kernel"
 )
 
 // Ranked scans: a record's similarity is scored as in a plain scan, then
 // the combined score (rank.Scorer.Score) replaces it. A power per record
-// would cost more than the scan, so two bounds come first. Per chunk, the
-// newest time and the highest importance bound every record's extra terms:
-// similarities below MinSim of them are skipped with the vector compare
-// collect uses. Per record, Ceiling bounds the recency by a table look-up;
-// only a record whose ceiling reaches the top-k's threshold pays the power.
+// would cost more than the scan, so bounds come first. Per chunk, the
+// newest time and the highest importance bound every record's extra
+// terms, and with the chunk's best similarity the whole chunk: most chunks
+// stop there. Per record, two compares against the importance and time
+// the threshold needs (rank.Scorer.Floors), then a ceiling that bounds the
+// recency by a table look-up; only a record past all three pays the power.
 
 // scanRanked offers every record in [lo, hi) by its combined score; f (nil
 // for none) may test ids only.
@@ -46,16 +48,40 @@ func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
 }
 
 // collectRanked offers one query's similarities of a chunk from slot base,
-// whose records' extra terms are at most rec and im.
+// whose records' extra terms are at most rec and im. Once t is full, the
+// chunk is skipped when its best similarity cannot reach t's threshold,
+// and a record when its importance or time is below what the threshold
+// needs (Floors); the rest pay for a ceiling, then the exact score.
 func collectRanked(t *score.TopK, sims []float32, base int, x *Index, f *match.Filter, r *rank.Scorer, rec, im float32) {
 	times, imps, ids := x.times[base:base+len(sims)], x.imps[base:base+len(sims)], x.ids[base:base+len(sims)]
-	for i := kernel.FirstAtLeast(sims, r.MinSim(t.Threshold(), rec, im)); i < len(sims); {
-		// Not "below": NaN goes on, as in collect, and ranks last.
-		if !(r.Ceiling(sims[i], times[i], imps[i]) < t.Threshold()) {
-			offer(t, score.Entry{Score: score.Ranked(r.Score(sims[i], times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
+	thr := t.Threshold()
+	if math.IsInf(float64(thr), -1) {
+		for i, sim := range sims {
+			offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
 		}
-		i++
-		i += kernel.FirstAtLeast(sims[i:], r.MinSim(t.Threshold(), rec, im))
+		return
+	}
+	best := sims[0]
+	for _, s := range sims[1:] {
+		best = max(best, s) // NaN stays: nothing is skipped
+	}
+	if r.Bound(best, rec, im) < thr {
+		return
+	}
+	minImp, minTime := r.Floors(thr, best, rec, im)
+	for i, sim := range sims {
+		if imps[i] < minImp || times[i] < minTime {
+			continue
+		}
+		// Not "below": NaN goes on, as in collect, and ranks last.
+		if r.Ceiling(sim, times[i], imps[i]) < thr {
+			continue
+		}
+		offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
+		if next := t.Threshold(); next != thr {
+			thr = next
+			minImp, minTime = r.Floors(thr, best, rec, im)
+		}
 	}
 }
 

@@ -114,6 +114,56 @@ func (s *Scorer) Extra(t int64, imp float32) (rec, im float32) {
 	return rec, float32(s.imp * imp)
 }
 
+// Bound is the most a record of similarity at most sim scores when its
+// recency and importance terms are at most rec and im (Extra's).
+func (s *Scorer) Bound(sim, rec, im float32) float32 {
+	c := float32(s.rel * sim)
+	c = float32(c + rec)
+	return float32(c + im)
+}
+
+// margin is a slack past the float32 roundings of a combined score of
+// terms of these magnitudes: three roundings of 2^-24 each, with room.
+func margin(terms ...float64) float64 {
+	m := 0.0
+	for _, t := range terms {
+		m += math.Abs(t)
+	}
+	return m * 0x1p-19
+}
+
+// Floors are the least importance and the earliest time a record needs to
+// score thr when its similarity is at most sim and its other terms at most
+// rec and im (Extra's): records below either cannot, so a scan skips them
+// with two compares. Conservative by a margin past the roundings; a NaN
+// anywhere gives no floor.
+func (s *Scorer) Floors(thr, sim, rec, im float32) (imp float32, t int64) {
+	imp, t = float32(math.Inf(-1)), math.MinInt64
+	base := float64(s.rel) * float64(sim)
+	slack := margin(float64(thr), base, float64(rec), float64(im))
+	if s.imp != 0 {
+		if f := (float64(thr) - base - float64(rec) - slack) / float64(s.imp); f == f {
+			imp = float32(f - math.Abs(f)*0x1p-20 - 0x1p-126)
+		}
+	}
+	if s.rec == 0 || s.decay == 1 {
+		return imp, t
+	}
+	y := (float64(thr) - base - float64(im) - slack) / float64(s.rec)
+	if !(y > 0) {
+		return imp, t // NaN, or every age can
+	}
+	if y > 1 {
+		return imp, math.MaxInt64 // not even age 0
+	}
+	// decay^age >= y holds for age <= ln y / ln decay; a little more.
+	ages := math.Log(y)/math.Log(s.decay)*(1+0x1p-20) + 2
+	if ages >= float64(math.MaxInt64)/2 || float64(s.now)-ages < math.MinInt64/2 {
+		return imp, t
+	}
+	return imp, s.now - int64(ages)
+}
+
 // MinSim is a similarity below which no record whose recency and
 // importance terms are at most rec and im can score thr: conservative by
 // a margin past the roundings (-Inf when any similarity might).
