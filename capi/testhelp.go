@@ -545,3 +545,82 @@ func indexScopedStats(h uint64) (scopedStats, status) {
 func queryExLoopC(h uint64, qs cFloats, dim int, o cQueryOptions, res cResults, iterations int) status {
 	return C.capi_test_query_ex_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), o.o.p, res.p, C.size_t(res.n), C.size_t(iterations))
 }
+
+// addMemories adds through astral_index_add_memories: tags, owners,
+// times and importances (nil: NULL) beside the vectors; no payloads.
+func addMemories(h uint64, ids []uint64, vecs []float32, tags []uint64, times []int64, imps []float32) status {
+	ci, cv := cCopy(ids), cFloatsOf(vecs)
+	defer ci.free()
+	defer cv.free()
+	var ct *C.uint64_t
+	var ctm *C.int64_t
+	var cim *C.float
+	if tags != nil {
+		a := cCopy(tags)
+		defer a.free()
+		ct = (*C.uint64_t)(unsafe.Pointer(a.p))
+	}
+	if times != nil {
+		a := cCopy(times)
+		defer a.free()
+		ctm = (*C.int64_t)(unsafe.Pointer(a.p))
+	}
+	if imps != nil {
+		a := cCopy(imps)
+		defer a.free()
+		cim = (*C.float)(unsafe.Pointer(a.p))
+	}
+	return astral_index_add_memories(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)),
+		ct, nil, nil, nil, ctm, cim)
+}
+
+// touch and setImportance call astral_index_touch and
+// astral_index_set_importance with ids in C memory (nil: NULL).
+func touch(h uint64, ids []uint64, t int64) status {
+	p, done := idsIn(ids)
+	defer done()
+	return astral_index_touch(C.AstralIndex(h), p, C.size_t(len(ids)), C.int64_t(t))
+}
+
+func setImportance(h uint64, ids []uint64, v float32) status {
+	p, done := idsIn(ids)
+	defer done()
+	return astral_index_set_importance(C.AstralIndex(h), p, C.size_t(len(ids)), C.float(v))
+}
+
+func idsIn(ids []uint64) (*C.uint64_t, func()) {
+	if ids == nil {
+		return nil, func() {}
+	}
+	a := cCopy(ids)
+	return (*C.uint64_t)(unsafe.Pointer(a.p)), a.free
+}
+
+// memory runs astral_index_get_memory.
+func memory(h, id uint64) (int64, float32, status) {
+	var t C.int64_t
+	var v C.float
+	st := astral_index_get_memory(C.AstralIndex(h), C.uint64_t(id), &t, &v)
+	return int64(t), float32(v), st
+}
+
+// queryRanked runs astral_index_query_ex with k, a filter and a ranking;
+// size is the struct_size the host claims (0: the whole struct).
+func queryRanked(h uint64, q []float32, k int, f filter, r astral.Rank, reserved2 uint32, size uintptr) ([]astral.Result, status) {
+	o, cq, res := newQueryOptions(k, 0, f), cFloatsOf(q), newResults(k)
+	defer o.free()
+	defer cq.free()
+	defer res.free()
+	p := o.o.p
+	p.rank_relevance, p.rank_recency, p.rank_importance = C.float(r.Relevance), C.float(r.Recency), C.float(r.Importance)
+	p.rank_decay, p.rank_now, p.reserved2 = C.double(r.Decay), C.int64_t(r.Now), C.uint32_t(reserved2)
+	if size != 0 {
+		p.struct_size = C.uint32_t(size)
+	}
+	var n C.uint32_t
+	st := astral_index_query_ex(C.AstralIndex(h), cq.p, C.size_t(len(q)), p, res.p, C.size_t(k), &n, nil)
+	return results(res, int(n)), st
+}
+
+// queryOptionsV1Size is the first AstralQueryOptions layout's size.
+func queryOptionsV1Size() uintptr { return unsafe.Offsetof(C.AstralQueryOptions{}.rank_relevance) }
