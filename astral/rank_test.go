@@ -2,6 +2,7 @@ package astral
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -64,6 +65,9 @@ func (s *scoped) rankedReference(t testing.TB, f Filter, r Rank, q []float32, k 
 	require.NoError(t, x.AddWith(s.ids, s.vecs, s.attrs))
 	all, _, err := x.QueryWith(nil, q, QueryOptions{K: min(len(s.ids), MaxK), Filter: f})
 	require.NoError(t, err)
+	if r.Recency == 0 && r.Importance == 0 {
+		return all[:min(k, len(all))] // ranking off: a plain query
+	}
 	at := map[uint64]Attributes{}
 	for i, id := range s.ids {
 		at[id] = s.attrs[i]
@@ -79,7 +83,7 @@ func (s *scoped) rankedReference(t testing.TB, f Filter, r Rank, q []float32, k 
 		case a.Score < b.Score:
 			return 1
 		}
-		return int(a.ID>>1) - int(b.ID>>1)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	return all[:min(k, len(all))]
 }
@@ -430,4 +434,40 @@ func withMemoryValues(t testing.TB, x *Index) *Index {
 	require.NoError(t, x.Touch(ids[:len(ids)/2], 1234))
 	require.NoError(t, x.SetImportance(ids[len(ids)/3:], 0.75))
 	return x
+}
+
+// FuzzRankedQuery: any ranking (weights, decay, now, including the
+// extremes of int64 and decays next to 0 and 1) and any tag filter give a
+// flat index the reference's ids and score bits, and a graph's exact
+// plans too; invalid rankings are refused, never run.
+func FuzzRankedQuery(f *testing.F) {
+	f.Add(float32(1), float32(1), float32(1), 0.999, int64(100000), uint64(0), uint8(0))
+	f.Add(float32(0), float32(3), float32(0), 0.5, int64(math.MaxInt64), uint64(2), uint8(7))
+	f.Add(float32(2), float32(0), float32(0.25), 0.0, int64(math.MinInt64), uint64(1), uint8(3))
+	f.Add(float32(1), float32(1e30), float32(1e-30), 1e-300, int64(-5), uint64(8), uint8(39))
+	s := withMemories(newScoped(300, 8, 12), 10)
+	rt := newRuntime(f, 2)
+	flatIdx := s.index(f, rt, WithKind(KindFlat))
+	graph := s.index(f, rt, WithKind(KindHNSW))
+	f.Fuzz(func(t *testing.T, rel, rec, imp float32, decay float64, now int64, tags uint64, qi uint8) {
+		r := Rank{Relevance: rel, Recency: rec, Importance: imp, Decay: decay, Now: now}
+		fl := Filter{AllTags: tags & 0xf}
+		q := s.vecs[int(qi%40)*s.dim : int(qi%40+1)*s.dim]
+		o := QueryOptions{K: 10, Filter: fl, Rank: r}
+		got, _, err := flatIdx.QueryWith(nil, q, o)
+		valid := finite32(rel) && finite32(rec) && finite32(imp) && rel >= 0 && rec >= 0 && imp >= 0 &&
+			(rec == 0 || decay > 0 && decay <= 1)
+		if !valid {
+			require.ErrorIs(t, err, ErrInvalidArgument)
+			return
+		}
+		require.NoError(t, err)
+		want := s.rankedReference(t, fl, r, q, 10)
+		require.Equal(t, want, got)
+		got, plan, err := graph.QueryWith(nil, q, o)
+		require.NoError(t, err)
+		if plan != PlanGraph {
+			require.Equal(t, want, got, "plan %v", plan)
+		}
+	})
 }
