@@ -57,15 +57,23 @@ func refScore(r Rank, sim float32, t int64, imp float32) float32 {
 }
 
 // rankedReference ranks every record passing f by r from the similarities
-// a plain flat query over the same stored vectors gives (k = n).
+// plain flat queries over the same stored vectors give (each of at most
+// MaxK records, k = all of them: a record's score does not depend on the
+// others).
 func (s *scoped) rankedReference(t testing.TB, f Filter, r Rank, q []float32, k int) []Result {
 	t.Helper()
-	x, err := NewIndex(nil, WithDim(s.dim), WithKind(KindFlat))
-	require.NoError(t, err)
-	require.NoError(t, x.AddWith(s.ids, s.vecs, s.attrs))
-	all, _, err := x.QueryWith(nil, q, QueryOptions{K: min(len(s.ids), MaxK), Filter: f})
-	require.NoError(t, err)
+	all := []Result{}
+	for lo := 0; lo < len(s.ids); lo += MaxK {
+		hi := min(lo+MaxK, len(s.ids))
+		x, err := NewIndex(nil, WithDim(s.dim), WithKind(KindFlat))
+		require.NoError(t, err)
+		require.NoError(t, x.AddWith(s.ids[lo:hi], s.vecs[lo*s.dim:hi*s.dim], s.attrs[lo:hi]))
+		res, _, err := x.QueryWith(nil, q, QueryOptions{K: hi - lo, Filter: f})
+		require.NoError(t, err)
+		all = append(all, res...)
+	}
 	if r.Recency == 0 && r.Importance == 0 {
+		slices.SortFunc(all, byScoreThenID)
 		return all[:min(k, len(all))] // ranking off: a plain query
 	}
 	at := map[uint64]Attributes{}
@@ -76,16 +84,18 @@ func (s *scoped) rankedReference(t testing.TB, f Filter, r Rank, q []float32, k 
 		a := at[all[i].ID]
 		all[i].Score = refScore(r, all[i].Score, a.Time, a.Importance)
 	}
-	slices.SortFunc(all, func(a, b Result) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(all, byScoreThenID)
 	return all[:min(k, len(all))]
+}
+
+func byScoreThenID(a, b Result) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // TestRankedExactPlansMatchReference: flat, and the exact plans of a
@@ -470,4 +480,51 @@ func FuzzRankedQuery(f *testing.F) {
 			require.Equal(t, want, got, "plan %v", plan)
 		}
 	})
+}
+
+// TestRankedAutoBeforeAndAfterSwitch: an auto index ranks the same before
+// its switch (flat) and after it (graph, exact plan), and times and
+// importances set while the graph was building reach it.
+func TestRankedAutoBeforeAndAfterSwitch(t *testing.T) {
+	s := withMemories(newScoped(2000, 16, 40), 11)
+	x, err := NewIndex(newRuntime(t, 1), WithDim(s.dim), WithKind(KindAuto), WithHNSW(8, 40), WithFlatLimitBytes(1500*64))
+	require.NoError(t, err)
+	half := 1400
+	require.NoError(t, x.AddWith(s.ids[:half], s.vecs[:half*s.dim], s.attrs[:half]))
+	require.Equal(t, KindFlat, x.Stats().Kind)
+	q := s.vecs[7*s.dim : 8*s.dim]
+	r := Rank{Relevance: 1, Recency: 1, Importance: 1, Decay: 0.999, Now: 200000}
+	first := &scoped{dim: s.dim, ids: s.ids[:half], vecs: s.vecs[:half*s.dim], attrs: s.attrs[:half]}
+	before, _, err := x.QueryWith(nil, q, QueryOptions{K: 10, Rank: r})
+	require.NoError(t, err)
+	require.Equal(t, first.rankedReference(t, Filter{}, r, q, 10), before)
+	// Past the limit: the graph builds in the background; touch meanwhile.
+	require.NoError(t, x.AddWith(s.ids[half:], s.vecs[half*s.dim:], s.attrs[half:]))
+	touched := s.ids[:40]
+	require.NoError(t, x.Touch(touched, 200000))
+	require.NoError(t, x.SetImportance(s.ids[40:45], 50))
+	x.Wait()
+	x.writeMu.Lock()
+	x.settle()
+	x.writeMu.Unlock()
+	require.Equal(t, KindHNSW, x.Stats().Kind)
+	for i := range 45 {
+		s.attrs[i].Time = 200000
+		if i >= 40 {
+			s.attrs[i].Time, s.attrs[i].Importance = withMemories(newScoped(2000, 16, 40), 11).attrs[i].Time, 50
+		}
+		a, err := x.Attributes(s.ids[i])
+		require.NoError(t, err)
+		require.Equal(t, s.attrs[i].Time, a.Time, "id %d", s.ids[i])
+		require.Equal(t, s.attrs[i].Importance, a.Importance, "id %d", s.ids[i])
+	}
+	// An allowlist of every id is the exact direct plan over the graph.
+	o := QueryOptions{K: 10, Rank: r, Filter: Filter{Allow: s.ids}}
+	after, plan, err := x.QueryWith(nil, q, o)
+	require.NoError(t, err)
+	require.NotEqual(t, PlanGraph, plan)
+	require.Equal(t, s.rankedReference(t, Filter{}, r, q, 10), after)
+	walk, _, err := x.QueryWith(nil, q, QueryOptions{K: 10, Rank: r})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, overlap(walk, after), 8)
 }
