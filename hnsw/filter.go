@@ -69,6 +69,7 @@ func (g *Graph) SetImportance(id uint64, v float32) bool {
 	g.allocMu.Unlock()
 	if ok {
 		storeImp(&st.imps[slot], v)
+		g.raiseImpCeil(v)
 	}
 	return ok
 }

@@ -118,6 +118,21 @@ type Graph struct {
 
 	freeMu sync.Mutex
 	free   []*Searcher // scratch of inserts
+
+	// impCeil bounds every node's importance (float32 bits, only raised;
+	// 0 bits until a node has a larger one): SearchRanked's sweep floors
+	// on it.
+	impCeil atomic.Uint32
+}
+
+// raiseImpCeil makes impCeil at least v.
+func (g *Graph) raiseImpCeil(v float32) {
+	for {
+		old := g.impCeil.Load()
+		if v <= math.Float32frombits(old) || g.impCeil.CompareAndSwap(old, math.Float32bits(v)) {
+			return
+		}
+	}
 }
 
 // New returns an empty graph whose records k scores, with adjust applied
@@ -339,6 +354,7 @@ func (g *Graph) writeNode(st *storage, slot uint32, in *nodes, i int) {
 	st.owners[slot] = a.Owner
 	atomic.StoreInt64(&st.times[slot], a.Time)
 	storeImp(&st.imps[slot], a.Importance)
+	g.raiseImpCeil(a.Importance)
 }
 
 // Delete tombstones id: searches stop returning it at once, while it keeps

@@ -270,6 +270,9 @@ func (g *Graph) install(p Parts) {
 	}
 	st.tags, st.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
 	st.times, st.imps = attrColumn(p.Times, n), attrColumn(p.Imps, n)
+	for _, v := range st.imps {
+		g.raiseImpCeil(v)
+	}
 	st.entry.Store(p.Entry)
 	g.st.Store(st)
 }

@@ -56,9 +56,18 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 	}
 	buf, m := s.rslots[:exactChunk], 0
 	testAttrs := f.TestsAttrs()
+	// Two compares a node: below the importance a record needs with full
+	// recency, or the time it needs with the highest importance, it cannot
+	// reach the threshold; the rest pay for a ceiling.
+	rec, im := r.Extra(math.MaxInt64, math.Float32frombits(g.impCeil.Load()))
+	thr := s.ranked.Threshold()
+	minImp, minTime := r.Floors(thr, floor, rec, im)
 	for slot := range uint32(n) {
 		t, imp := atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])
-		if r.Ceiling(floor, t, imp) < s.ranked.Threshold() || s.visited[slot] == s.epoch {
+		if imp < minImp || t < minTime {
+			continue
+		}
+		if r.Ceiling(floor, t, imp) < thr || s.visited[slot] == s.epoch {
 			continue
 		}
 		if testAttrs && !f.Attrs(st.attr(slot)) {
@@ -68,6 +77,10 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 		if m++; m == exactChunk {
 			g.gatherRanked(st, s, qp, f, r, buf)
 			m = 0
+			if next := s.ranked.Threshold(); next != thr {
+				thr = next
+				minImp, minTime = r.Floors(thr, floor, rec, im)
+			}
 		}
 	}
 	g.gatherRanked(st, s, qp, f, r, buf[:m])
