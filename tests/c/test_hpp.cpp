@@ -231,6 +231,30 @@ int main() {
         CHECK(s.stats(ss).ok() && ss.payload_count == 1 && ss.payload_bytes == note.size() && ss.owner_count == 2);
         CHECK(ss.scan_queries + ss.direct_queries + ss.graph_queries >= 5);
 
+        // Memory ranking: times and importances at add, touch, set_importance.
+        {
+            astral::Index m;
+            CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_FLAT), m).ok());
+            std::vector<std::int64_t> times = {10, 20, 30, 40};
+            std::vector<float> imps = {0, 0, 0, 3};
+            CHECK(m.add_memories(sids, sv, {}, {}, {}, {}, times, imps).ok());
+            CHECK(m.add_memories(sids, sv, {}, {}, {}, {}, astral::Span<const std::int64_t>(times.data(), 2), {})
+                      .code() == ASTRAL_E_INVALID_ARGUMENT);
+            std::uint32_t mn = 0;
+            CHECK(m.query(q, astral::QueryOptions(4).rank(0, 0, 1, 1, 0), r, mn).ok() && mn == 4 && r[0].id == 4 &&
+                  r[0].score == 3);
+            CHECK(m.query(q, astral::QueryOptions(4).rank(0, 1, 0, 0.5, 40), r, mn).ok() && r[0].id == 4 &&
+                  r[0].score == 1 && r[1].id == 3);
+            const std::uint64_t first[] = {1};
+            CHECK(m.touch(first, 40).ok() && m.set_importance(first, 9).ok());
+            std::int64_t tm = 0;
+            float im = 0;
+            CHECK(m.memory(1, tm, im).ok() && tm == 40 && im == 9);
+            CHECK(m.memory(99, tm, im).code() == ASTRAL_E_NOT_FOUND);
+            CHECK(m.query(q, astral::QueryOptions(4).rank(0, 0, 1, 1, 0), r, mn).ok() && r[0].id == 1);
+            CHECK(m.query(q, astral::QueryOptions(4).rank(1, 1, 0, 2, 0), r, mn).code() == ASTRAL_E_INVALID_ARGUMENT);
+        }
+
         // Single records and tag names.
         bool in = false;
         CHECK(s.contains(1, in).ok() && in);
