@@ -39,7 +39,12 @@ CHECK_LAYOUT(offsetof(AstralQueryOptions, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, owner) == 16);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, allow_ids) == 48);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, deny_count) == 72);
-CHECK_LAYOUT(sizeof(AstralQueryOptions) == 80);
+/* The first layout ended at 80; the ranking fields follow. */
+CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_relevance) == 80);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, reserved2) == 92);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_decay) == 96);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_now) == 104);
+CHECK_LAYOUT(sizeof(AstralQueryOptions) == 112);
 
 int main(void) {
     AstralInit init = ASTRAL_INIT_DEFAULTS;
