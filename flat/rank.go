@@ -39,10 +39,14 @@ func (j *job) scanRanked(pt *part, lo, hi int, f *match.Filter) {
 func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
 	newest, most = times[0], imps[0]
 	for _, t := range times[1:] {
-		newest = max(newest, t)
+		if t > newest {
+			newest = t
+		}
 	}
 	for _, v := range imps[1:] {
-		most = max(most, v)
+		if v > most { // importances are finite: no NaN to keep
+			most = v
+		}
 	}
 	return newest, most
 }
@@ -61,9 +65,13 @@ func collectRanked(t *score.TopK, sims []float32, base int, x *Index, f *match.F
 		}
 		return
 	}
-	best := sims[0]
-	for _, s := range sims[1:] {
-		best = max(best, s) // NaN stays: nothing is skipped
+	// A NaN similarity is left out of the best: its record ranks last and
+	// cannot pass a threshold above -Inf.
+	best := float32(math.Inf(-1))
+	for _, s := range sims {
+		if s > best {
+			best = s
+		}
 	}
 	if r.Bound(best, rec, im) < thr {
 		return
