@@ -44,46 +44,30 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 	g.searchFiltered(st, s, qp, f)
 	s.ranked.Reset(k)
 	s.newEpoch() // marks the kept nodes, which the sweep skips
-	floor := float32(math.Inf(1))
+	floor, best := float32(math.Inf(1)), float32(math.Inf(-1))
 	for _, e := range s.pass.Entries() {
-		floor = min(floor, e.Score)
+		floor, best = min(floor, e.Score), max(best, e.Score)
 		s.visit(e.Slot)
 		e.Score = score.Ranked(r.Score(e.Score, atomic.LoadInt64(&st.times[e.Slot]), loadImp(&st.imps[e.Slot])))
 		s.ranked.Push(e)
 	}
-	if cap(s.rslots) < exactChunk {
-		s.rslots, s.rscores = make([]uint32, exactChunk), make([]float32, exactChunk)
-	}
-	buf, m := s.rslots[:exactChunk], 0
-	testAttrs := f.TestsAttrs()
-	// Two compares a node: below the importance a record needs with full
-	// recency, or the time it needs with the highest importance, it cannot
-	// reach the threshold; the rest pay for a ceiling.
 	rec, im := r.Extra(math.MaxInt64, math.Float32frombits(g.impCeil.Load()))
+	// The walk's k-th is often far below the final one, and a sweep at it
+	// would gather thousands of nodes. A first sweep aims halfway to the
+	// most any node can score; if the k-th then reaches that aim, every
+	// node it skipped is below the k-th. Otherwise a second sweep at the
+	// k-th itself takes the rest (the first's nodes are marked visited).
 	thr := s.ranked.Threshold()
-	minImp, minTime := r.Floors(thr, floor, rec, im)
-	for slot := range uint32(n) {
-		t, imp := atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])
-		if imp < minImp || t < minTime {
-			continue
-		}
-		if r.Ceiling(floor, t, imp) < thr || s.visited[slot] == s.epoch {
-			continue
-		}
-		if testAttrs && !f.Attrs(st.attr(slot)) {
-			continue
-		}
-		buf[m] = slot
-		if m++; m == exactChunk {
-			g.gatherRanked(st, s, qp, f, r, buf)
-			m = 0
-			if next := s.ranked.Threshold(); next != thr {
-				thr = next
-				minImp, minTime = r.Floors(thr, floor, rec, im)
+	if aim := thr + (r.Bound(best, rec, im)-thr)/2; thr > float32(math.Inf(-1)) && aim > thr {
+		g.sweepRanked(st, s, qp, f, r, n, floor, rec, im, aim)
+		if s.ranked.Threshold() >= aim {
+			for _, e := range s.ranked.Sorted() {
+				dst = append(dst, e.Result())
 			}
+			return dst
 		}
 	}
-	g.gatherRanked(st, s, qp, f, r, buf[:m])
+	g.sweepRanked(st, s, qp, f, r, n, floor, rec, im, float32(math.Inf(-1)))
 	for _, e := range s.ranked.Sorted() {
 		dst = append(dst, e.Result())
 	}
@@ -108,4 +92,44 @@ func (g *Graph) gatherRanked(st *storage, s *Searcher, qp []float32, f *match.Fi
 			s.ranked.Push(e)
 		}
 	}
+}
+
+// sweepRanked gathers and ranks the nodes below n not yet visited whose
+// importance, time and ceiling (with floor standing for their similarity)
+// can reach the k-th so far, or aim if that is higher; rec and im bound
+// every node's extra terms. Gathered nodes are marked visited.
+func (g *Graph) sweepRanked(st *storage, s *Searcher, qp []float32, f *match.Filter, r *rank.Scorer, n int, floor, rec, im, aim float32) {
+	if cap(s.rslots) < exactChunk {
+		s.rslots, s.rscores = make([]uint32, exactChunk), make([]float32, exactChunk)
+	}
+	buf, m := s.rslots[:exactChunk], 0
+	testAttrs := f.TestsAttrs()
+	// Two compares a node: below the importance a record needs with full
+	// recency, or the time it needs with the highest importance, it cannot
+	// reach the threshold; the rest pay for a ceiling.
+	thr := max(s.ranked.Threshold(), aim)
+	minImp, minTime := r.Floors(thr, floor, rec, im)
+	for slot := range uint32(n) {
+		t, imp := atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])
+		if imp < minImp || t < minTime {
+			continue
+		}
+		if r.Ceiling(floor, t, imp) < thr || s.visited[slot] == s.epoch {
+			continue
+		}
+		if testAttrs && !f.Attrs(st.attr(slot)) {
+			continue
+		}
+		s.visited[slot] = s.epoch
+		buf[m] = slot
+		if m++; m == exactChunk {
+			g.gatherRanked(st, s, qp, f, r, buf)
+			m = 0
+			if next := max(s.ranked.Threshold(), aim); next != thr {
+				thr = next
+				minImp, minTime = r.Floors(thr, floor, rec, im)
+			}
+		}
+	}
+	g.gatherRanked(st, s, qp, f, r, buf[:m])
 }
