@@ -104,14 +104,15 @@ func byScoreThenID(a, b Result) int {
 func TestRankedExactPlansMatchReference(t *testing.T) {
 	s := withMemories(newScoped(1000, 24, 31), 1)
 	rt := newRuntime(t, 2)
-	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), 4, s.dim)
+	nq := sized(4, 2)
+	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), nq, s.dim)
 	filters := s.filters()
 	filters["none"] = Filter{}
 	for _, kind := range scopedKinds {
 		x := s.index(t, rt, WithKind(kind), WithEfSearch(64))
 		for rname, r := range rankings {
 			for fname, f := range filters {
-				for qi := range 4 {
+				for qi := range nq {
 					q := qs[qi*s.dim : (qi+1)*s.dim]
 					res, plan, err := x.QueryWith(nil, q, QueryOptions{K: 10, Filter: f, Rank: r})
 					require.NoError(t, err)
@@ -147,17 +148,21 @@ func TestRankedZeroWeightsAreAPlainQuery(t *testing.T) {
 // TestRankedSameEveryThreadCountAndBatch: ranked queries give the same
 // ids, score bits and order for threads 0 to 3, batched or not.
 func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
-	s := withMemories(newScoped(sized(6000, 2500), 32, 33), 3)
-	nq := 19
+	s := withMemories(newScoped(sized(6000, 1500), 32, 33), 3)
+	nq := sized(19, 5)
 	qs := randomVectors(rand.New(rand.NewPCG(4, 4)), nq, s.dim)
 	filters := map[string]Filter{"none": {}, "tag": {AllTags: 1}, "rare": {AllTags: 4}, "owner": {Owner: 101}, "deny": {Deny: s.ids[:100]}}
+	ranks := rankings
+	if testing.Short() {
+		ranks = map[string]Rank{"equal": rankings["equal"], "future now": rankings["future now"]}
+	}
 	for _, kind := range scopedKinds {
 		var want map[string][]Result
 		for threads := 0; threads <= 3; threads++ {
 			x := s.index(t, newRuntime(t, threads), WithKind(kind))
 			got := map[string][]Result{}
 			for fname, f := range filters {
-				for rname, r := range rankings {
+				for rname, r := range ranks {
 					o := QueryOptions{K: 9, Filter: f, Rank: r}
 					var single []Result
 					for i := range nq {
