@@ -308,8 +308,11 @@ func queryOptions(fn string, options *C.AstralQueryOptions, o *astral.QueryOptio
 	if st := readStruct(fn, unsafe.Pointer(&c), unsafe.Sizeof(c), unsafe.Pointer(options), minQueryOptionsSize); st != statusOK {
 		return st
 	}
-	if c.reserved != 0 || c.reserved2 != 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved is %d, reserved2 %d: both must be 0", c.reserved, c.reserved2)
+	if c.reserved != 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved is %d: must be 0", c.reserved)
+	}
+	if c.reserved2 != 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved2 is %d: must be 0", c.reserved2)
 	}
 	if c.allow_ids == nil && c.allow_count > 0 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "allow_ids is NULL with allow_count %d", c.allow_count)
