@@ -58,17 +58,19 @@ func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
 // needs (Floors); the rest pay for a ceiling, then the exact score.
 func collectRanked(t *score.TopK, sims []float32, base int, x *Index, f *match.Filter, r *rank.Scorer, rec, im float32) {
 	times, imps, ids := x.times[base:base+len(sims)], x.imps[base:base+len(sims)], x.ids[base:base+len(sims)]
+	// Until t is full every record enters, at its exact score.
+	first := 0
+	for ; first < len(sims) && math.IsInf(float64(t.Threshold()), -1); first++ {
+		offer(t, score.Entry{Score: score.Ranked(r.Score(sims[first], times[first], imps[first])), Slot: uint32(base + first), ID: ids[first]}, f)
+	}
 	thr := t.Threshold()
-	if math.IsInf(float64(thr), -1) {
-		for i, sim := range sims {
-			offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
-		}
+	if first == len(sims) || math.IsInf(float64(thr), -1) {
 		return
 	}
 	// A NaN similarity is left out of the best: its record ranks last and
 	// cannot pass a threshold above -Inf.
 	best := float32(math.Inf(-1))
-	for _, s := range sims {
+	for _, s := range sims[first:] {
 		if s > best {
 			best = s
 		}
@@ -77,7 +79,8 @@ func collectRanked(t *score.TopK, sims []float32, base int, x *Index, f *match.F
 		return
 	}
 	minImp, minTime := r.Floors(thr, best, rec, im)
-	for i, sim := range sims {
+	for i := first; i < len(sims); i++ {
+		sim := sims[i]
 		if imps[i] < minImp || times[i] < minTime {
 			continue
 		}
