@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,5 @@ func TestInspectTagNames(t *testing.T) {
 	require.NoError(t, runInspect([]string{path}))
 	require.Contains(t, buf.String(), "tag-names")
 	require.Contains(t, buf.String(), `tag names  0 "Threat", 12 "Quest.Main"`)
-	require.Contains(t, buf.String(), "format     version 4")
+	require.Contains(t, buf.String(), fmt.Sprintf("format     version %d", astral.FormatVersion))
 }
