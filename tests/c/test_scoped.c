@@ -432,7 +432,7 @@ static void test_query_ex_bad_input(void) {
 
     o = good, o.struct_size = 0;
     FAILS("struct_size 0");
-    o = good, o.struct_size = sizeof o - 8;
+    o = good, o.struct_size = (uint32_t)offsetof(AstralQueryOptions, rank_relevance) - 8; /* below the first layout */
     FAILS("struct_size");
     o = good, o.struct_size = 4097;
     FAILS("struct_size 4097");
