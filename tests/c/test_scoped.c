@@ -4,6 +4,8 @@
  * from the same vectors, batch equal to single, set_tags, the payload
  * buffer protocol, attributes kept by every way of saving and loading, the
  * stats' counters, and every bad input with its status and message. */
+#include <stddef.h>
+
 #include "check.h"
 
 enum { DIM = 16, N = 600, K = 10, NQ = 12, MAX_RESULTS = 64 };
