@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func TestPowTable(t *testing.T) {
 // the power computed with 256-bit floats.
 func TestPowAgainstBigFloat(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 300 {
+	for range testsize.Sized(300, 60) {
 		decay := 1 - math.Pow(10, -1-7*r.Float64())
 		n := uint64(r.Int64N(1 << uint(1+r.IntN(40))))
 		got := Pow(decay, n)
@@ -85,7 +86,7 @@ func TestRecencyAges(t *testing.T) {
 // that scores a threshold is never below Floors' importance or time.
 func TestBoundsHold(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for range 200 {
+	for range testsize.Sized(200, 25) {
 		p := Params{Relevance: float32(r.Float64() * 2), Recency: float32(r.Float64() * 2), Importance: float32(r.Float64() * 2),
 			Decay: 1 - math.Pow(10, -1-5*r.Float64()), Now: r.Int64N(1 << 30)}
 		if r.IntN(5) == 0 {
@@ -113,7 +114,7 @@ func TestBoundsHold(t *testing.T) {
 			require.GreaterOrEqual(t, s.Bound(best, rec, im), scores[i])
 			require.LessOrEqual(t, s.MinSim(scores[i], rec, im), sims[i])
 		}
-		for _, thr := range scores[:50] {
+		for _, thr := range scores[:testsize.Sized(50, 10)] {
 			minImp, minTime := s.Floors(thr, best, rec, im)
 			for i := range sims {
 				if scores[i] >= thr {
