@@ -34,6 +34,10 @@ type queryCtx struct {
 	ranked bool
 	scorer rank.Scorer
 	rec    []byte // a graph record Vector decodes, copied out of the graph
+	// The query's frame budget (d 0: none) and what the search covered.
+	budget   frameBudget
+	covered  float64
+	complete bool
 }
 
 func (x *Index) getCtx() *queryCtx {
@@ -49,6 +53,7 @@ func (x *Index) getCtx() *queryCtx {
 }
 
 func (x *Index) putCtx(c *queryCtx) {
+	c.budget = frameBudget{}
 	x.ctxMu.Lock()
 	x.ctxs = append(x.ctxs, c)
 	x.ctxMu.Unlock()
@@ -78,18 +83,24 @@ func checkK(k int) error {
 
 // query is QueryWith without the fault guard.
 func (x *Index) query(dst []Result, q []float32, o *QueryOptions) ([]Result, Plan, error) {
+	res, cov, err := x.queryWithin(dst, q, o, frameBudget{})
+	return res, cov.Plan, err
+}
+
+// queryWithin is QueryWithin without the fault guard; b.d 0 is no budget.
+func (x *Index) queryWithin(dst []Result, q []float32, o *QueryOptions, b frameBudget) ([]Result, Coverage, error) {
 	k := o.K
 	if err := x.checkOptions(o); err != nil {
-		return dst[:0], 0, err
+		return dst[:0], Coverage{}, err
 	}
 	if len(q) != x.cfg.Dim {
-		return dst[:0], 0, errorf(ErrDimension, "query has %d values, index dimension is %d", len(q), x.cfg.Dim)
+		return dst[:0], Coverage{}, errorf(ErrDimension, "query has %d values, index dimension is %d", len(q), x.cfg.Dim)
 	}
 	if !checkFinite(q) {
-		return dst[:0], 0, errorf(ErrNonFinite, "query holds NaN or Inf")
+		return dst[:0], Coverage{}, errorf(ErrNonFinite, "query holds NaN or Inf")
 	}
 	if err := x.checkMagnitude(q, "query"); err != nil {
-		return dst[:0], 0, err
+		return dst[:0], Coverage{}, err
 	}
 	if cap(dst) < k {
 		dst = make([]Result, k)
@@ -99,11 +110,12 @@ func (x *Index) query(dst []Result, q []float32, o *QueryOptions) ([]Result, Pla
 	defer x.putCtx(c)
 	c.setFilter(&o.Filter)
 	c.setRank(&o.Rank)
+	c.budget, c.covered, c.complete = b, 1, true
 	plan, err := x.search(c, dst, q, 1, k, o.Ef)
 	if err != nil {
-		return dst[:0], 0, err
+		return dst[:0], Coverage{}, err
 	}
-	return dst[:c.counts[0]], plan, nil
+	return dst[:c.counts[0]], Coverage{Complete: c.complete, Covered: c.covered, Plan: plan}, nil
 }
 
 // queryBatch is QueryBatchWith without the fault guard.

@@ -89,7 +89,9 @@ func (s flatStructure) queryBuffer(c *queryCtx, m int) []float32 { return c.s.Qu
 
 // search shares one pass over the records between the m queries.
 func (s flatStructure) search(c *queryCtx, p *pool.Pool, _ []float32, m, k, _ int, out []Result, counts []int) {
+	c.s.SetBudget(c.budget.start, c.budget.d)
 	s.Search(c.s, p, m, k, out, counts)
+	c.flatCoverage()
 }
 
 // bytesPerVector is a record, its id, and its norm or scale (both for L2
@@ -128,11 +130,13 @@ func (s flatStructure) eachAttr(fn func(id uint64, a match.Attr)) {
 }
 
 func (s flatStructure) searchFiltered(c *queryCtx, p *pool.Pool, _ []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	c.s.SetBudget(c.budget.start, c.budget.d)
 	if sp.plan == PlanDirect {
 		s.SearchIDs(c.s, p, m, k, sp.cands, f, out, counts)
-		return
+	} else {
+		s.SearchFiltered(c.s, p, m, k, f, out, counts)
 	}
-	s.SearchFiltered(c.s, p, m, k, f, out, counts)
+	c.flatCoverage()
 }
 
 // column is c, or n zeros when the structure holds none.
@@ -209,10 +213,12 @@ func (s graphStructure) queryBuffer(c *queryCtx, m int) []float32 {
 // there is nothing to share between them.
 func (s graphStructure) search(c *queryCtx, _ *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int) {
 	hs := c.graphSearcher()
+	hs.SetBudget(c.budget.start, c.budget.d)
 	ql := s.Kernel().QueryLen()
 	for j := 0; j < m; j++ {
 		counts[j] = len(s.Search(hs, qs[j*ql:(j+1)*ql], k, ef, out[j*k:j*k:(j+1)*k]))
 	}
+	c.complete, c.covered = hs.Coverage()
 }
 
 func (s graphStructure) bytesPerVector() float64   { return s.BytesPerVector() }
@@ -241,15 +247,20 @@ func offered(p *pool.Pool) int {
 // (PlanScan) or those among the candidates (PlanDirect).
 func (s graphStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
 	ql := s.Kernel().QueryLen()
+	hs := c.graphSearcher()
+	hs.SetBudget(c.budget.start, c.budget.d)
 	for j := 0; j < m; j++ {
 		q, dst := qs[j*ql:(j+1)*ql], out[j*k:j*k:(j+1)*k]
 		switch sp.plan {
 		case PlanGraph:
-			counts[j] = len(s.SearchFiltered(c.graphSearcher(), q, k, sp.ef, f, dst))
+			counts[j] = len(s.SearchFiltered(hs, q, k, sp.ef, f, dst))
+			c.complete, c.covered = hs.Coverage()
 		case PlanScan:
-			counts[j] = len(s.Exact(c.exactSearcher(offered(p)), p, q, k, nil, f, dst))
+			counts[j] = len(s.Exact(c.budgetedExact(offered(p)), p, q, k, nil, f, dst))
+			c.exactCoverage()
 		default:
-			counts[j] = len(s.Exact(c.exactSearcher(offered(p)), p, q, k, sp.cands, f, dst))
+			counts[j] = len(s.Exact(c.budgetedExact(offered(p)), p, q, k, sp.cands, f, dst))
+			c.exactCoverage()
 		}
 	}
 }
@@ -273,7 +284,10 @@ func (s graphStructure) searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m,
 		return
 	}
 	ql := s.Kernel().QueryLen()
+	hs := c.graphSearcher()
+	hs.SetBudget(c.budget.start, c.budget.d)
 	for j := 0; j < m; j++ {
-		counts[j] = len(s.SearchRanked(c.graphSearcher(), qs[j*ql:(j+1)*ql], k, sp.ef, f, &c.scorer, out[j*k:j*k:(j+1)*k]))
+		counts[j] = len(s.SearchRanked(hs, qs[j*ql:(j+1)*ql], k, sp.ef, f, &c.scorer, out[j*k:j*k:(j+1)*k]))
+		c.complete, c.covered = hs.Coverage()
 	}
 }

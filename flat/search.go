@@ -1,6 +1,8 @@
 package flat
 
 import (
+	"time"
+
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/rank"
@@ -16,6 +18,8 @@ type part struct {
 	scratch []float32 // batch decode buffer
 	sel     []uint32  // slots of a chunk's records to score (filtered plans)
 	touched uint64    // keeps slotmap.Touch's reads
+	ran     bool      // a budgeted search: this participant ran (its top-k is this search's)
+	done    int       // a budgeted search: records (or candidates) visited
 	_       [64]byte
 }
 
@@ -28,6 +32,10 @@ type Searcher struct {
 	merged score.TopK
 	job    job
 	rank   *rank.Scorer // the next searches' ranking; nil: by similarity
+	// The budget of the next searches (0: none) and what the last one did.
+	start      time.Time
+	budget     time.Duration
+	done, work int
 }
 
 // SetRank makes the Searcher's next searches rank by r's combined score
@@ -46,6 +54,8 @@ type job struct {
 	f      *match.Filter
 	cands  []uint64
 	rank   *rank.Scorer
+	start  time.Time
+	budget time.Duration // 0: no budget
 }
 
 // plan is how a job finds the records it scores.
@@ -65,6 +75,22 @@ const (
 // 7/8 (0.91x single, 0.82x batch of 16). Scoring runs of adjacent matches
 // with Scan lost to the gather at every share (a call per short run).
 var densePercent = 80
+
+// passes is how many interleaved passes a budgeted participant makes over
+// its blocks: pass p visits blocks p, p+passes, p+2·passes, ..., so a scan
+// cut short has sampled the whole shard, at 1/passes granularity.
+const passes = 16
+
+// SetBudget makes the searches that follow stop once d has passed since
+// start (d 0: no budget), returning the best results found by then;
+// Coverage reports how far each got. A budgeted search visits each
+// participant's records in interleaved blocks of a chunk, reading the
+// clock once per block.
+func (s *Searcher) SetBudget(start time.Time, d time.Duration) { s.start, s.budget = start, d }
+
+// Coverage reports how many records (candidates for SearchIDs) the last
+// search visited, of how many: equal when it ran whole.
+func (s *Searcher) Coverage() (done, work int) { return s.done, s.work }
 
 // NewSearcher returns scratch for up to participants participants.
 func NewSearcher(participants int) *Searcher {
@@ -109,7 +135,7 @@ func (x *Index) participantsFor(n int, p *pool.Pool, limit int) int {
 // order, whatever p's worker count, and for batch and single queries.
 func (x *Index) Search(s *Searcher, p *pool.Pool, nq, k int, dst []score.Result, counts []int) {
 	checkArgs(nq, k, dst, counts)
-	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: x.participants(p, len(s.parts)), plan: planAll}, dst, counts)
+	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: x.participants(p, len(s.parts)), plan: planAll, start: s.start, budget: s.budget}, dst, counts)
 }
 
 // SearchFiltered is Search restricted to the records that pass f (the
@@ -126,7 +152,7 @@ func (x *Index) SearchFiltered(s *Searcher, p *pool.Pool, nq, k int, f *match.Fi
 	if !f.Active() {
 		pl = planAll
 	}
-	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: x.participants(p, len(s.parts)), plan: pl, f: f}, dst, counts)
+	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: x.participants(p, len(s.parts)), plan: pl, f: f, start: s.start, budget: s.budget}, dst, counts)
 }
 
 // SearchIDs scores only the records of the candidate ids that are stored
@@ -139,7 +165,7 @@ func (x *Index) SearchIDs(s *Searcher, p *pool.Pool, nq, k int, cands []uint64, 
 		f = &matchAll
 	}
 	n := x.participantsFor(len(cands), p, len(s.parts))
-	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: n, plan: planIDs, f: f, cands: cands}, dst, counts)
+	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: n, plan: planIDs, f: f, cands: cands, start: s.start, budget: s.budget}, dst, counts)
 }
 
 // matchAll is the filter a nil one stands for.
@@ -156,10 +182,19 @@ func checkArgs(nq, k int, dst []score.Result, counts []int) {
 func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts []int) {
 	j.rank = s.rank
 	s.job = j
-	if s.job.nparts > 1 {
-		p.Run(&s.job, s.job.nparts)
+	s.work = len(x.ids)
+	if j.plan == planIDs {
+		s.work = len(j.cands)
+	}
+	if j.budget > 0 {
+		x.runBudgeted(s, p)
 	} else {
-		s.job.RunPart(0)
+		if s.job.nparts > 1 {
+			p.Run(&s.job, s.job.nparts)
+		} else {
+			s.job.RunPart(0)
+		}
+		s.done = s.work
 	}
 	s.job.f, s.job.cands, s.job.rank = nil, nil, nil // not retained
 	nq, k := j.nq, j.k
@@ -168,6 +203,9 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 		m := &s.merged
 		m.Reset(kk)
 		for i := 0; i < s.job.nparts; i++ {
+			if j.budget > 0 && !s.parts[i].ran {
+				continue // not begun by the deadline: its top-k is stale
+			}
 			for _, e := range s.parts[i].top[q].Entries() {
 				m.Push(e)
 			}
@@ -180,10 +218,31 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 	}
 }
 
+// runBudgeted runs s.job on its participants until its deadline and
+// counts what they visited. Parts no worker began by the deadline did not
+// run; if the pool is busy the caller scans everything as one part.
+func (x *Index) runBudgeted(s *Searcher, p *pool.Pool) {
+	j := &s.job
+	for i := range j.nparts {
+		s.parts[i].ran, s.parts[i].done = false, 0
+	}
+	if j.nparts == 1 || !p.RunBy(j, j.nparts, j.start, j.budget) {
+		j.nparts = 1
+		j.RunPart(0)
+	}
+	s.done = 0
+	for i := range j.nparts {
+		if s.parts[i].ran {
+			s.done += s.parts[i].done
+		}
+	}
+}
+
 // RunPart runs participant i's share: a range of records, or of the
 // candidates.
 func (j *job) RunPart(i int) {
 	x, pt := j.x, &j.s.parts[i]
+	pt.ran = true
 	n := len(x.ids)
 	kk := min(j.k, n)
 	for q := 0; q < j.nq; q++ {
@@ -202,6 +261,10 @@ func (j *job) RunPart(i int) {
 		pt.sel = make([]uint32, 2*chunk) // a chunk pending and the next one
 	}
 	lo, hi := n*i/j.nparts, n*(i+1)/j.nparts
+	if j.budget > 0 {
+		j.runBlocks(pt, i, lo, hi)
+		return
+	}
 	switch j.plan {
 	case planAll:
 		j.scanAll(pt, lo, hi)
@@ -209,6 +272,37 @@ func (j *job) RunPart(i int) {
 		j.scanFiltered(pt, lo, hi)
 	case planIDs:
 		j.scoreIDs(pt, match.Shard(j.cands, i, j.nparts))
+	}
+}
+
+// runBlocks is a budgeted participant's share, records [lo, hi) or its
+// shard of the candidates, in blocks of a chunk visited in interleaved
+// passes, with a clock read before each block.
+func (j *job) runBlocks(pt *part, i, lo, hi int) {
+	var cands []uint64
+	if j.plan == planIDs {
+		cands = match.Shard(j.cands, i, j.nparts)
+		lo, hi = 0, len(cands)
+	}
+	nb := (hi - lo + chunk - 1) / chunk
+	stride := min(passes, nb)
+	for pass := 0; pass < stride; pass++ {
+		for b := pass; b < nb; b += stride {
+			if time.Since(j.start) >= j.budget {
+				return
+			}
+			blo := lo + b*chunk
+			bhi := min(blo+chunk, hi)
+			switch j.plan {
+			case planAll:
+				j.scanAll(pt, blo, bhi)
+			case planScan:
+				j.scanFiltered(pt, blo, bhi)
+			case planIDs:
+				j.scoreIDs(pt, cands[blo:bhi])
+			}
+			pt.done += bhi - blo
+		}
 	}
 }
 

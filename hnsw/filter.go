@@ -3,6 +3,7 @@ package hnsw
 import (
 	"math"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/astral-engine/astral/internal/match"
@@ -157,6 +158,9 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 		if s.res.Full() && s.res.Worst().Better(c) {
 			break
 		}
+		if s.budget > 0 && s.outOfTime() {
+			break
+		}
 		links := g.readLinks(st, c.Slot, 0, s.links)
 		m := 0
 		for _, n := range links {
@@ -198,11 +202,26 @@ type ExactSearcher struct {
 	merged score.TopK
 	job    exactJob
 	rank   *rank.Scorer // the next calls' ranking; nil: by similarity
+	// The budget of the next calls (0: none) and what the last one did.
+	start      time.Time
+	budget     time.Duration
+	done, work int
 }
 
 // SetRank makes the next Exact calls rank by r's combined score (nil: by
 // similarity); r is read during each call only.
 func (e *ExactSearcher) SetRank(r *rank.Scorer) { e.rank = r }
+
+// SetBudget makes the Exact calls that follow stop once d has passed
+// since start (d 0: no budget), returning the best nodes found by then;
+// Coverage reports how far each got. A budgeted call visits each
+// participant's slots (or candidates) in interleaved blocks, reading the
+// clock once per block.
+func (e *ExactSearcher) SetBudget(start time.Time, d time.Duration) { e.start, e.budget = start, d }
+
+// Coverage reports how many slots (candidates) the last Exact call
+// visited, of how many: equal when it ran whole.
+func (e *ExactSearcher) Coverage() (done, work int) { return e.done, e.work }
 
 // exactPart is one participant's state, padded so two never share a line.
 type exactPart struct {
@@ -210,6 +229,8 @@ type exactPart struct {
 	slots   []uint32
 	scores  []float32
 	touched uint64 // keeps slotmap.Touch's reads
+	ran     bool   // a budgeted call: this participant ran
+	done    int    // a budgeted call: slots or candidates visited
 	_       [64]byte
 }
 
@@ -225,6 +246,8 @@ type exactJob struct {
 	parts  []exactPart
 	nparts int
 	rank   *rank.Scorer
+	start  time.Time
+	budget time.Duration // 0: no budget
 }
 
 // NewExactSearcher returns scratch for up to participants participants.
@@ -273,16 +296,25 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 		avail += p.Workers()
 	}
 	nparts := min(avail, len(e.parts), max(1, work*g.recBytes/minShardBytes))
-	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts, rank: e.rank}
-	if nparts > 1 {
-		p.Run(&e.job, nparts)
+	e.job = exactJob{g: g, st: st, qp: qp, k: k, n: n, cands: cands, f: *f, parts: e.parts, nparts: nparts, rank: e.rank, start: e.start, budget: e.budget}
+	e.work = work
+	if e.budget > 0 {
+		e.runBudgeted(p)
 	} else {
-		e.job.RunPart(0)
+		if nparts > 1 {
+			p.Run(&e.job, nparts)
+		} else {
+			e.job.RunPart(0)
+		}
+		e.done = work
 	}
 	e.job.qp, e.job.cands, e.job.f, e.job.rank = nil, nil, match.Filter{}, nil // keep no caller memory
 	m := &e.merged
 	m.Reset(k)
-	for i := range nparts {
+	for i := range e.job.nparts {
+		if e.budget > 0 && !e.parts[i].ran {
+			continue // not begun by the deadline: its top-k is stale
+		}
 		for _, x := range e.parts[i].top.Entries() {
 			m.Push(x)
 		}
@@ -293,18 +325,70 @@ func (g *Graph) Exact(e *ExactSearcher, p *pool.Pool, qp []float32, k int, cands
 	return dst
 }
 
+// runBudgeted runs e.job on its participants until its deadline and
+// counts what they visited; if the pool is busy the caller does it all.
+func (e *ExactSearcher) runBudgeted(p *pool.Pool) {
+	j := &e.job
+	for i := range j.nparts {
+		e.parts[i].ran, e.parts[i].done = false, 0
+	}
+	if j.nparts == 1 || !p.RunBy(j, j.nparts, j.start, j.budget) {
+		j.nparts = 1
+		j.RunPart(0)
+	}
+	e.done = 0
+	for i := range j.nparts {
+		if e.parts[i].ran {
+			e.done += e.parts[i].done
+		}
+	}
+}
+
+// exactPasses is how many interleaved passes a budgeted participant makes
+// over its blocks of exactChunk (as flat's scan): a call cut short has
+// sampled its whole share.
+const exactPasses = 16
+
 // RunPart scans participant i's share: a slot range, or a run of cands.
 func (j *exactJob) RunPart(i int) {
-	g, st, pt := j.g, j.st, &j.parts[i]
-	f := j.f // a local copy stays in registers through the loops
+	pt := &j.parts[i]
+	pt.ran = true
 	pt.top.Reset(j.k)
 	if cap(pt.slots) < exactChunk {
 		pt.slots, pt.scores = make([]uint32, exactChunk), make([]float32, exactChunk)
 	}
+	var cands []uint64
+	lo, hi := j.n*i/j.nparts, j.n*(i+1)/j.nparts
+	if j.cands != nil {
+		cands = match.Shard(j.cands, i, j.nparts)
+		lo, hi = 0, len(cands)
+	}
+	if j.budget == 0 {
+		j.visit(pt, cands, lo, hi)
+		return
+	}
+	nb := (hi - lo + exactChunk - 1) / exactChunk
+	stride := min(exactPasses, nb)
+	for pass := 0; pass < stride; pass++ {
+		for b := pass; b < nb; b += stride {
+			if time.Since(j.start) >= j.budget {
+				return
+			}
+			blo := lo + b*exactChunk
+			bhi := min(blo+exactChunk, hi)
+			j.visit(pt, cands, blo, bhi)
+			pt.done += bhi - blo
+		}
+	}
+}
+
+// visit scores slots [lo, hi) (cands nil) or cands[lo:hi] into pt.
+func (j *exactJob) visit(pt *exactPart, cands []uint64, lo, hi int) {
+	g, st := j.g, j.st
+	f := j.f // a local copy stays in registers through the loops
 	buf, m := pt.slots[:exactChunk], 0
 	if j.cands == nil {
 		owner := f.Owner != 0
-		lo, hi := j.n*i/j.nparts, j.n*(i+1)/j.nparts
 		for slot := uint32(lo); slot < uint32(hi); slot++ {
 			// The attribute words first: most nodes stop there, before
 			// their block is touched.
@@ -328,7 +412,7 @@ func (j *exactJob) RunPart(i int) {
 		// every slot up, then test the attributes, then gather) so that
 		// the cache misses of one candidate overlap the next's.
 		testAttrs, testIDs := f.TestsAttrs(), f.TestsIDs()
-		for cands := match.Shard(j.cands, i, j.nparts); len(cands) > 0; {
+		for cands := cands[lo:hi]; len(cands) > 0; {
 			chunk := cands[:min(len(cands), exactChunk)]
 			cands = cands[len(chunk):]
 			pt.touched += g.ids.Touch(chunk)

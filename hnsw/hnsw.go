@@ -524,6 +524,9 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		if s.res.Full() && s.res.Worst().Better(c) {
 			break // nothing left can improve the result set
 		}
+		if l == 0 && s.budget > 0 && s.outOfTime() {
+			break
+		}
 		links := g.readLinks(st, c.Slot, l, s.links)
 		s.prof.expand()
 		s.prof.links(len(links))

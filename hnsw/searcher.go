@@ -1,6 +1,10 @@
 package hnsw
 
-import "github.com/astral-engine/astral/internal/score"
+import (
+	"time"
+
+	"github.com/astral-engine/astral/internal/score"
+)
 
 // Searcher is the reusable scratch of one search at a time: keep one per
 // goroutine (or in a free list). It grows to the largest graph and ef it
@@ -23,6 +27,14 @@ type Searcher struct {
 	ids     []uint32  // the unvisited ones, for one kernel call
 	scores  []float32 // their scores
 	qbuf    []float32 // QueryBuffer
+	// A budgeted search (budget > 0) stops expanding level 0 once budget
+	// has passed since start; expanded counts its expansions and left the
+	// candidates that could still have improved the result when it stopped.
+	start    time.Time
+	budget   time.Duration
+	expanded int
+	left     int
+	stopped  bool
 	// Graph construction only.
 	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
 	selQ    []float32 // laid-out queries of the neighbours selected so far
@@ -54,6 +66,44 @@ func (s *Searcher) QueryBuffer(g *Graph) []float32 {
 	return s.qbuf
 }
 
+// budgetEvery is how many level-0 expansions a budgeted search makes
+// between clock reads: at 384 dimensions an expansion scores up to 32
+// neighbours, about a microsecond, so a batch stays within ~10 µs.
+const budgetEvery = 8
+
+// SetBudget makes the searches that follow stop expanding once d has
+// passed since start (d 0: no budget) and return the best nodes found by
+// then; Coverage reports how far each got.
+func (s *Searcher) SetBudget(start time.Time, d time.Duration) { s.start, s.budget = start, d }
+
+// Coverage reports whether the last search ran whole and the share of its
+// work done: expansions made over those plus the candidates still able to
+// improve the result when the budget stopped it.
+func (s *Searcher) Coverage() (complete bool, covered float64) {
+	if !s.stopped {
+		return true, 1
+	}
+	return false, float64(s.expanded) / float64(s.expanded+s.left)
+}
+
+// outOfTime is the budget check before a level-0 expansion of a budgeted
+// search: every budgetEvery expansions it reads the clock, and once past
+// the budget it counts what was left (the node just popped, and the
+// frontier that could still enter the result) and says to stop.
+func (s *Searcher) outOfTime() bool {
+	if s.expanded%budgetEvery != 0 || time.Since(s.start) < s.budget {
+		s.expanded++
+		return false
+	}
+	s.stopped, s.left = true, 1
+	for _, e := range s.cand.h {
+		if !s.res.Full() || !s.res.Worst().Better(e) {
+			s.left++
+		}
+	}
+	return true
+}
+
 // begin readies s for a search over a graph whose storage has slots slots,
 // with lists of up to maxLinks links and a result set of ef.
 func (s *Searcher) begin(slots, maxLinks, ef int) {
@@ -68,6 +118,7 @@ func (s *Searcher) begin(slots, maxLinks, ef int) {
 	}
 	s.cand.h = s.cand.h[:0]
 	s.res.Reset(ef)
+	s.expanded, s.left, s.stopped = 0, 0, false
 }
 
 // newEpoch starts a new visited set.

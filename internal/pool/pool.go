@@ -49,13 +49,25 @@ const (
 // spinCheck is how many spin iterations pass between clock reads.
 const spinCheck = 256
 
+// The states of a worker's part (slotState.claim).
+const (
+	claimReady int32 = iota
+	claimRunning
+	claimDone
+	claimAbandoned
+)
+
 // slotState is what the caller and one worker share.
 type slotState struct {
 	seq   atomic.Uint64 // bumped by the caller to hand over a job
 	state atomic.Int32  // spinning or parked
 	part  int
 	task  Task // nil with a new seq means stop
-	pval  any  // value of a panic recovered on the worker
+	// claim is the part's state: the caller sets claimReady with each
+	// job; the worker takes it (claimRunning, then claimDone), or RunBy's
+	// caller abandons it at its deadline (claimAbandoned).
+	claim atomic.Int32
+	pval  any // value of a panic recovered on the worker
 	wake  chan struct{}
 }
 
@@ -75,10 +87,14 @@ type Pool struct {
 	wg     sync.WaitGroup
 
 	_       [64]byte
-	pending atomic.Int64 // worker parts of the current Run not yet done
-	waiter  atomic.Int32 // caller's wait state
-	done    chan struct{}
-	_       [64]byte
+	pending atomic.Int64 // worker parts of the current Run not yet done (RunBy: plus the caller)
+	// detached: the current job is RunBy's, whose caller may leave before
+	// every worker has looked at its part; the one that drops pending to 0
+	// unlocks mu. Written under mu before the job is handed out.
+	detached bool
+	waiter   atomic.Int32 // caller's wait state
+	done     chan struct{}
+	_        [64]byte
 }
 
 // New starts o.Workers workers. With o.Pin each worker's thread is bound to
@@ -153,18 +169,9 @@ func (p *Pool) Run(t Task, parts int) {
 		return
 	}
 	n := parts - 1
+	p.detached = false
 	p.pending.Store(int64(n))
-	for i := range n {
-		s := &p.slots[i]
-		s.task, s.part = t, i
-		s.seq.Add(1)
-		if s.state.Load() == parked {
-			select {
-			case s.wake <- struct{}{}:
-			default: // a token is already there
-			}
-		}
-	}
+	p.handOut(t, n)
 	// If the caller's own part panics, the workers may still be using t:
 	// wait for them before the panic leaves Run.
 	ok := false
@@ -182,6 +189,111 @@ func (p *Pool) Run(t Task, parts int) {
 	p.mu.Unlock()
 	if v != nil {
 		panic(v)
+	}
+}
+
+// handOut gives parts 0..n-1 of t to workers 0..n-1; hold mu.
+func (p *Pool) handOut(t Task, n int) {
+	for i := range n {
+		s := &p.slots[i]
+		s.task, s.part = t, i
+		s.claim.Store(claimReady)
+		s.seq.Add(1)
+		if s.state.Load() == parked {
+			select {
+			case s.wake <- struct{}{}:
+			default: // a token is already there
+			}
+		}
+	}
+}
+
+// RunBy is Run for a task whose parts stop by themselves once budget has
+// passed since start (each checks the clock between blocks of its work):
+// the caller runs part parts-1, then waits for the workers only until
+// that deadline. A part that no worker has begun by then is never run (a
+// worker woken late skips it); one begun is waited for, which its next
+// check bounds. The task records which of its parts ran. RunBy returns
+// false without running anything when the pool is busy or closed: the
+// caller then does the work itself, as one part.
+//
+// A panic in a part that ran is re-raised on the caller, as by Run.
+func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) bool {
+	if parts < 1 || parts > len(p.slots)+1 {
+		panic(fmt.Sprintf("pool: RunBy with %d parts, want 1..%d", parts, len(p.slots)+1))
+	}
+	if parts == 1 || !p.mu.TryLock() {
+		return false
+	}
+	if p.closed {
+		p.mu.Unlock()
+		return false
+	}
+	defer fpenv.Leave(fpenv.Enter())
+	n := parts - 1
+	// The caller holds one count of pending, so a worker that looks at its
+	// part after the caller has left finds the count above 0 until the
+	// last of them, which then unlocks mu.
+	p.detached = true
+	p.pending.Store(int64(n) + 1)
+	p.handOut(t, n)
+	ok := false
+	defer func() {
+		if !ok {
+			p.awaitBy(n, start, budget)
+			p.release()
+		}
+	}()
+	t.RunPart(n)
+	ok = true
+	v := p.awaitBy(n, start, budget)
+	p.release()
+	if v != nil {
+		panic(v)
+	}
+	return true
+}
+
+// awaitBy waits for RunBy's n worker parts until the deadline, abandons
+// those not begun by then, waits for those begun, and returns the first
+// panic value of the parts that ran.
+func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration) any {
+	waitStart := time.Now()
+	for i := 1; p.pending.Load() > 1; i++ {
+		if i%spinCheck != 0 {
+			continue
+		}
+		if time.Since(start) >= budget {
+			break
+		}
+		// Past the spin time, let a worker that lacks a P have ours.
+		if time.Since(waitStart) > p.spin {
+			p.waiter.Store(yielding)
+			runtime.Gosched()
+		}
+	}
+	var v any
+	for i := range n {
+		s := &p.slots[i]
+		if s.claim.CompareAndSwap(claimReady, claimAbandoned) {
+			continue
+		}
+		for s.claim.Load() == claimRunning {
+			runtime.Gosched()
+		}
+		if v == nil {
+			v = s.pval
+		}
+		s.pval = nil
+	}
+	p.waiter.Store(spinning)
+	return v
+}
+
+// release drops one count of a RunBy job's pending; the last unlocks mu.
+func (p *Pool) release() {
+	if p.pending.Add(-1) == 0 {
+		p.mu.Unlock()
 	}
 }
 
@@ -331,6 +443,16 @@ func (p *Pool) oversubscribed() bool {
 // recovering a panic for the caller to re-raise. The worker's thread may
 // have been created under a host's FTZ/DAZ.
 func (p *Pool) runPart(s *slot) {
+	if testBeforePart != nil {
+		testBeforePart(s.part)
+	}
+	detached := p.detached
+	if !s.claim.CompareAndSwap(claimReady, claimRunning) {
+		// RunBy's caller passed its deadline and went on without this part.
+		s.task = nil
+		p.release()
+		return
+	}
 	fp := fpenv.Enter()
 	defer func() {
 		fpenv.Leave(fp)
@@ -338,6 +460,11 @@ func (p *Pool) runPart(s *slot) {
 			s.pval = v
 		}
 		s.task = nil // don't keep the job alive until the next Run
+		s.claim.Store(claimDone)
+		if detached {
+			p.release()
+			return
+		}
 		if p.pending.Add(-1) == 0 && p.waiter.Load() == parked {
 			select {
 			case p.done <- struct{}{}:
@@ -347,6 +474,10 @@ func (p *Pool) runPart(s *slot) {
 	}()
 	s.task.RunPart(s.part)
 }
+
+// testBeforePart, when set by a test, runs on a worker before it takes
+// its part: a test holds it there to play a worker woken late.
+var testBeforePart func(part int)
 
 // parkedWorkers reports how many workers are parked (for tests).
 func (p *Pool) parkedWorkers() int {

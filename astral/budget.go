@@ -1,0 +1,77 @@
+package astral
+
+import (
+	"runtime/debug"
+	"time"
+
+	"github.com/astral-engine/astral/hnsw"
+)
+
+// Coverage reports how much of its work a budgeted query did.
+type Coverage struct {
+	Complete bool    // the whole search ran: the result is the unbudgeted one
+	Covered  float64 // share of the work done, in [0, 1]: records scanned (flat, exact plans), expansions (graph)
+	Plan     Plan
+}
+
+// frameBudget is a query's frame budget: it stops d after start (d 0: none).
+type frameBudget struct {
+	start time.Time // read with its monotonic clock only
+	d     time.Duration
+}
+
+// QueryWithin is QueryWith that returns once budget has passed since the
+// call began, with the best results found by then, best first, and what
+// the search covered. A flat scan, a direct plan and an exact filtered
+// scan visit their records in blocks spread over the whole index (each
+// participant in interleaved passes over its share), so a scan cut short
+// ranks a sample of every part of the index rather than a prefix; an HNSW
+// walk stops expanding. The clock is read once per block of records or
+// per few graph expansions. A budget generous enough gives exactly
+// QueryWith's results: the same ids, score bits and order. budget <= 0 is
+// ErrInvalidArgument. With cap(dst) >= o.K it allocates nothing.
+func (x *Index) QueryWithin(dst []Result, q []float32, o QueryOptions, budget time.Duration) (res []Result, cov Coverage, err error) {
+	start := time.Now()
+	if budget <= 0 {
+		return dst[:0], Coverage{}, errorf(ErrInvalidArgument, "budget %v: want more than 0", budget)
+	}
+	if x.faults.mapped.Load() {
+		defer x.endQueryGuard(debug.SetPanicOnFault(true), &res, &err)
+	}
+	return x.queryWithin(dst, q, &o, frameBudget{start: start, d: budget})
+}
+
+// flatCoverage records what the flat search just run with c.s covered.
+func (c *queryCtx) flatCoverage() {
+	if c.budget.d == 0 {
+		return
+	}
+	done, work := c.s.Coverage()
+	c.setCoverage(done, work)
+}
+
+// setCoverage records a search that visited done of work items.
+func (c *queryCtx) setCoverage(done, work int) {
+	c.complete = done >= work
+	if c.complete {
+		c.covered = 1
+		return
+	}
+	c.covered = float64(done) / float64(work)
+}
+
+// budgetedExact is c's exact searcher for a graph, set to c's budget.
+func (c *queryCtx) budgetedExact(participants int) *hnsw.ExactSearcher {
+	es := c.exactSearcher(participants)
+	es.SetBudget(c.budget.start, c.budget.d)
+	return es
+}
+
+// exactCoverage records what the graph's exact scan just run covered.
+func (c *queryCtx) exactCoverage() {
+	if c.budget.d == 0 {
+		return
+	}
+	done, work := c.es.Coverage()
+	c.setCoverage(done, work)
+}

@@ -1,0 +1,173 @@
+package astral
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// budgetCases are a query of each plan over newScoped's data.
+func budgetCases(s *scoped) []struct {
+	name string
+	f    Filter
+} {
+	allow := make([]uint64, 0, 300)
+	for i := 0; i < len(s.ids); i += len(s.ids) / 300 {
+		allow = append(allow, s.ids[i])
+	}
+	return []struct {
+		name string
+		f    Filter
+	}{
+		{"plain", Filter{}},
+		{"tags", Filter{AllTags: 1}},
+		{"rare-tag", Filter{AllTags: 1 << 2}},
+		{"owner", Filter{Owner: 101}},
+		{"allow", Filter{Allow: allow, NoTags: 1 << 3}},
+		{"deny", Filter{Deny: s.ids[:50]}},
+	}
+}
+
+// TestQueryWithinGenerousBudgetIsExact: a budget that cannot run out gives
+// QueryWith's ids, score bits, order and plan, reported complete, for
+// every plan, thread count and index kind.
+func TestQueryWithinGenerousBudgetIsExact(t *testing.T) {
+	s := newScoped(sized(6000, 3000), 64, 3)
+	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), 8, s.dim)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		for threads := range 4 {
+			x := s.index(t, newRuntime(t, threads), WithKind(kind))
+			for _, c := range budgetCases(s) {
+				for i := range 8 {
+					q := qs[i*s.dim : (i+1)*s.dim]
+					o := QueryOptions{K: 10, Filter: c.f}
+					want, plan, err := x.QueryWith(nil, q, o)
+					require.NoError(t, err)
+					got, cov, err := x.QueryWithin(nil, q, o, time.Hour)
+					require.NoError(t, err)
+					what := []any{"%v threads %d %s query %d", kind, threads, c.name, i}
+					require.Equal(t, want, got, what...)
+					require.Equal(t, Coverage{Complete: true, Covered: 1, Plan: plan}, cov, what...)
+				}
+			}
+		}
+	}
+}
+
+// TestQueryWithinTinyBudget: a budget that has run out before the search
+// begins returns at once with a valid answer: sorted, each result a
+// stored record with its true score, reported incomplete.
+func TestQueryWithinTinyBudget(t *testing.T) {
+	s := newScoped(3000, 64, 4)
+	qs := randomVectors(rand.New(rand.NewPCG(10, 9)), 4, s.dim)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		for _, threads := range []int{0, 1, 3} {
+			x := s.index(t, newRuntime(t, threads), WithKind(kind))
+			for _, c := range budgetCases(s) {
+				for i := range 4 {
+					q := qs[i*s.dim : (i+1)*s.dim]
+					o := QueryOptions{K: 10, Filter: c.f}
+					all, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK, Filter: c.f})
+					require.NoError(t, err)
+					got, cov, err := x.QueryWithin(nil, q, o, time.Nanosecond)
+					require.NoError(t, err)
+					what := []any{"%v threads %d %s query %d", kind, threads, c.name, i}
+					requireValidSubset(t, all, got, what)
+					if len(all) > 0 {
+						require.False(t, cov.Complete, what...)
+					}
+					require.GreaterOrEqual(t, cov.Covered, 0.0, what...)
+					require.Less(t, cov.Covered, 1.0, what...)
+				}
+			}
+		}
+	}
+}
+
+// requireValidSubset checks that got is sorted best first (ties by id)
+// and that each result is in all (every matching record's true score)
+// with its score bits.
+func requireValidSubset(t *testing.T, all, got []Result, what []any) {
+	t.Helper()
+	scores := make(map[uint64]float32, len(all))
+	for _, r := range all {
+		scores[r.ID] = r.Score
+	}
+	for i, r := range got {
+		want, ok := scores[r.ID]
+		require.True(t, ok, what...)
+		require.Equal(t, math.Float32bits(want), math.Float32bits(r.Score), what...)
+		if i > 0 {
+			p := got[i-1]
+			require.True(t, p.Score > r.Score || p.Score == r.Score && p.ID < r.ID, what...)
+		}
+	}
+	require.True(t, slices.IsSortedFunc(got, func(a, b Result) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return int(a.ID) - int(b.ID)
+	}), what...)
+}
+
+// TestQueryWithinCoverageRises: on average over queries, a longer budget
+// covers at least as much; the extremes are fixed (no work, all of it).
+func TestQueryWithinCoverageRises(t *testing.T) {
+	s := newScoped(sized(20000, 6000), 64, 5)
+	qs := randomVectors(rand.New(rand.NewPCG(11, 9)), 16, s.dim)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		x := s.index(t, newRuntime(t, 1), WithKind(kind))
+		var prev float64
+		for _, b := range []time.Duration{time.Nanosecond, 50 * time.Microsecond, time.Hour} {
+			sum := 0.0
+			for i := range 16 {
+				_, cov, err := x.QueryWithin(nil, qs[i*s.dim:(i+1)*s.dim], QueryOptions{K: 10}, b)
+				require.NoError(t, err)
+				sum += cov.Covered
+			}
+			mean := sum / 16
+			require.GreaterOrEqual(t, mean, prev, "%v budget %v", kind, b)
+			prev = mean
+		}
+		require.Equal(t, 1.0, prev)
+	}
+}
+
+func TestQueryWithinRefusesBadBudget(t *testing.T) {
+	s := newScoped(100, 8, 6)
+	x := s.index(t, nil)
+	for _, b := range []time.Duration{0, -time.Millisecond} {
+		res, _, err := x.QueryWithin(make([]Result, 10), s.vecs[:8], QueryOptions{K: 10}, b)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		require.Empty(t, res)
+	}
+	_, _, err := x.QueryWithin(nil, s.vecs[:7], QueryOptions{K: 10}, time.Second)
+	require.ErrorIs(t, err, ErrDimension)
+	_, _, err = x.QueryWithin(nil, s.vecs[:8], QueryOptions{K: 0}, time.Second)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+}
+
+// TestQueryWithinAllocatesNothing: budgeted queries, cut short or whole,
+// allocate nothing once warm.
+func TestQueryWithinAllocatesNothing(t *testing.T) {
+	s := newScoped(6000, 64, 7)
+	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		x := s.index(t, newRuntime(t, 1), WithKind(kind))
+		dst := make([]Result, 10)
+		q := s.vecs[:64]
+		for _, c := range budgetCases(s) {
+			for _, b := range []time.Duration{time.Nanosecond, 20 * time.Microsecond, time.Hour} {
+				o := QueryOptions{K: 10, Filter: c.f}
+				_, _, _ = x.QueryWithin(dst, q, o, b)
+				require.Zero(t, testing.AllocsPerRun(50, func() { _, _, _ = x.QueryWithin(dst, q, o, b) }), "%v %s budget %v", kind, c.name, b)
+			}
+		}
+	}
+}
