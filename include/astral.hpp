@@ -513,6 +513,22 @@ public:
                                                             out.data(), out.size(), counts.data(), &plan);
     }
 
+    // query with a frame budget: the best results found within budget_us
+    // microseconds (> 0), best first, in out[0 .. count), and in report
+    // whether the search ran whole, the share covered, the time and the
+    // plan. astral_index_query_within.
+    Status query_within(Span<const float> query, const AstralQueryOptions &options, std::uint64_t budget_us,
+                        Span<AstralResult> out, std::uint32_t &count, AstralBudgetReport &report) const noexcept {
+        report.struct_size = static_cast<std::uint32_t>(sizeof report);
+        return ASTRAL_HPP_CALL(astral_index_query_within)(handle_, query.data(), query.size(), &options, budget_us,
+                                                          out.data(), out.size(), &count, &report);
+    }
+    Status query_within(Span<const float> query, const AstralQueryOptions &options, std::uint64_t budget_us,
+                        Span<AstralResult> out, std::uint32_t &count) const noexcept {
+        return ASTRAL_HPP_CALL(astral_index_query_within)(handle_, query.data(), query.size(), &options, budget_us,
+                                                          out.data(), out.size(), &count, nullptr);
+    }
+
     Status count(std::uint64_t &out) const noexcept {
         return ASTRAL_HPP_CALL(astral_index_count)(handle_, &out);
     }

@@ -206,6 +206,15 @@ int main() {
         CHECK(s.query(q, astral::QueryOptions(4).allow(allowed).no_tags(2), r, sn, plan).ok() && sn == 1 &&
               r[0].id == 4 && plan == ASTRAL_PLAN_DIRECT);
         CHECK(s.query(q, astral::QueryOptions(4).owner(1234), r, sn).ok() && sn == 0); // no such owner
+        std::array<AstralResult, 4> w{};
+        std::uint32_t wn = 0;
+        AstralBudgetReport report{};
+        CHECK(s.query(q, astral::QueryOptions(4).any_tags(1), r, sn, plan).ok());
+        CHECK(s.query_within(q, astral::QueryOptions(4).any_tags(1), 60000000, w, wn, report).ok() && wn == sn &&
+              std::memcmp(w.data(), r.data(), sn * sizeof r[0]) == 0 && report.complete == 1 &&
+              report.covered == 1.0 && report.plan == plan && report.struct_size == sizeof report);
+        CHECK(s.query_within(q, astral::QueryOptions(4), 60000000, w, wn).ok() && wn == 4);
+        CHECK(s.query_within(q, astral::QueryOptions(4), 0, w, wn).code() == ASTRAL_E_INVALID_ARGUMENT);
         CHECK(s.query(q, astral::QueryOptions(0), r, sn).code() == ASTRAL_E_INVALID_ARGUMENT);
         CHECK(astral::last_error().find("k = 0") != std::string::npos);
 

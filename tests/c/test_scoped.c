@@ -496,6 +496,106 @@ static void test_query_ex_bad_input(void) {
                "stale");
 }
 
+/* ---- frame budgets -------------------------------------------------------- */
+
+/* A budget that cannot run out gives astral_index_query_ex's ids, score
+ * bits, count and plan, reported complete; one of a microsecond still
+ * gives sorted results with their true scores. */
+static void test_query_within(uint32_t kind) {
+    AstralIndex h = make_scoped_index(kind);
+    for (int c = 0; c < FILTERS; c++) {
+        AstralQueryOptions o = filter_case(c);
+        for (int q = 0; q < NQ; q++) {
+            const float *v = queries + q * DIM;
+            AstralResult want[MAX_RESULTS], got[MAX_RESULTS];
+            uint32_t wn = 0, gn = 99, plan = 99;
+            AstralBudgetReport rep;
+            memset(&rep, 0xAB, sizeof rep);
+            rep.struct_size = sizeof rep;
+            CHECK_OK(astral_index_query_ex(h, v, DIM, &o, want, MAX_RESULTS, &wn, &plan));
+            CHECK_OK(astral_index_query_within(h, v, DIM, &o, UINT64_MAX, got, MAX_RESULTS, &gn, &rep));
+            CHECK(gn == wn && memcmp(want, got, wn * sizeof want[0]) == 0);
+            CHECK(rep.struct_size == sizeof rep && rep.complete == 1 && rep.covered == 1.0 && rep.plan == plan &&
+                  rep.elapsed_ns > 0 && rep.reserved == 0);
+            CHECK_OK(astral_index_query_within(h, v, DIM, &o, 60u * 1000 * 1000, got, MAX_RESULTS, &gn, NULL));
+            CHECK(gn == wn && memcmp(want, got, wn * sizeof want[0]) == 0);
+
+            /* 1 us: whatever was found, sorted and scored as the full query. */
+            AstralQueryOptions all = o;
+            AstralResult every[N];
+            uint32_t en = 0;
+            all.k = N;
+            CHECK_OK(astral_index_query_ex(h, v, DIM, &all, every, N, &en, NULL));
+            CHECK_OK(astral_index_query_within(h, v, DIM, &o, 1, got, MAX_RESULTS, &gn, &rep));
+            CHECK(gn <= o.k && rep.covered >= 0.0 && rep.covered <= 1.0 && (rep.complete == 1) == (rep.covered == 1.0));
+            for (uint32_t i = 0; i < gn; i++) {
+                uint32_t j = 0;
+                while (j < en && every[j].id != got[i].id) {
+                    j++;
+                }
+                CHECK(j < en && memcmp(&every[j].score, &got[i].score, sizeof got[i].score) == 0);
+                CHECK(i == 0 || got[i - 1].score < got[i].score ||
+                      (got[i - 1].score == got[i].score && got[i - 1].id < got[i].id)); /* L2: lower first */
+            }
+        }
+    }
+    CHECK_OK(astral_index_destroy(h));
+}
+
+static void test_query_within_bad_input(void) {
+    AstralIndex h = make_scoped_index(ASTRAL_KIND_FLAT);
+    AstralQueryOptions good = ASTRAL_QUERY_OPTIONS_INIT(K), o;
+    AstralResult r[K];
+    AstralBudgetReport rep = {0};
+    uint32_t n;
+    float nan_q[DIM] = {0};
+    nan_q[0] = NAN;
+    rep.struct_size = sizeof rep;
+
+    n = 99;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &good, 0, r, K, &n, &rep),
+               "budget_us is 0");
+    CHECK(n == 0);
+    o = good, o.k = 0;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &o, 100, r, K, &n, &rep), "k = 0");
+    o = good, o.struct_size = 4;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &o, 100, r, K, &n, &rep),
+               "struct_size");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, NULL, 100, r, K, &n, &rep),
+               "options is NULL");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, NULL, DIM, &good, 100, r, K, &n, &rep),
+               "query is NULL");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &good, 100, NULL, K, &n, &rep),
+               "results is NULL");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &good, 100, r, K, NULL, &rep),
+               "out count is NULL");
+    CHECK_FAIL(ASTRAL_E_BUFFER_TOO_SMALL, astral_index_query_within(h, queries, DIM, &good, 100, r, K - 1, &n, &rep),
+               "results holds 9, k = 10 needs 10");
+    CHECK_FAIL(ASTRAL_E_DIMENSION, astral_index_query_within(h, queries, DIM - 1, &good, 100, r, K, &n, &rep),
+               "query has 15 values");
+    CHECK_FAIL(ASTRAL_E_NON_FINITE, astral_index_query_within(h, nan_q, DIM, &good, 100, r, K, &n, &rep), "NaN");
+    rep.struct_size = sizeof rep - 8;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &good, 100, r, K, &n, &rep),
+               "struct_size");
+    rep.struct_size = 4097;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_within(h, queries, DIM, &good, 100, r, K, &n, &rep),
+               "struct_size 4097");
+    /* A newer header's larger report: the tail past this library's is kept. */
+    {
+        unsigned char roomy[sizeof(AstralBudgetReport) + 16];
+        memset(roomy, 0xEE, sizeof roomy);
+        ((AstralBudgetReport *)(void *)roomy)->struct_size = sizeof roomy;
+        CHECK_OK(astral_index_query_within(h, queries, DIM, &good, UINT64_MAX, r, K, &n,
+                                           (AstralBudgetReport *)(void *)roomy));
+        CHECK(n == K && ((AstralBudgetReport *)(void *)roomy)->complete == 1);
+        for (size_t i = sizeof(AstralBudgetReport); i < sizeof roomy; i++) {
+            CHECK(roomy[i] == 0xEE);
+        }
+    }
+    CHECK_OK(astral_index_destroy(h));
+    CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_query_within(h, queries, DIM, &good, 100, r, K, &n, NULL), "stale");
+}
+
 /* ---- persistence and stats ------------------------------------------------ */
 
 /* The same filtered answers, bit for bit, and the same attributes. */
@@ -588,6 +688,9 @@ int main(void) {
     test_payloads();
     test_add_ex_bad_input();
     test_query_ex_bad_input();
+    test_query_within(ASTRAL_KIND_FLAT);
+    test_query_within(ASTRAL_KIND_HNSW);
+    test_query_within_bad_input();
     test_save_load();
     test_plan_counters();
     CHECK_OK(astral_shutdown());

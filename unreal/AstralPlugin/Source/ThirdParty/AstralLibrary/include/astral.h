@@ -313,6 +313,21 @@ typedef struct AstralQueryOptions {
 /* Flags for astral_index_load_ex. */
 #define ASTRAL_LOAD_VERIFY_IN_BACKGROUND 0x1u /* the bulk's checks in the background */
 
+/* ---- Frame budgets -------------------------------------------------------
+ * A budgeted query returns by its budget with the best results found so
+ * far and reports how much of the search it did. A budget generous enough
+ * gives exactly astral_index_query_ex's results (ids, score bits, order). */
+
+/* What a budgeted query did (out_report of astral_index_query_within). */
+typedef struct AstralBudgetReport {
+    uint32_t struct_size;  /* in: sizeof(AstralBudgetReport) */
+    uint32_t complete;     /* 1: the whole search ran (the unbudgeted result) */
+    double covered;        /* share of the work done, 0..1 */
+    uint64_t elapsed_ns;   /* time spent in the call */
+    uint32_t plan;         /* ASTRAL_PLAN_* */
+    uint32_t reserved;
+} AstralBudgetReport;
+
 #ifndef ASTRAL_TYPES_ONLY /* the library's cgo layer needs the types alone */
 
 /* ---- Library ----------------------------------------------------------- */
@@ -556,21 +571,6 @@ ASTRAL_API AstralStatus astral_index_query_batch_ex(AstralIndex index, const flo
                                                     AstralResult *results, size_t capacity,
                                                     uint32_t *out_counts, uint32_t *out_plan);
 
-/* ---- Frame budgets -------------------------------------------------------
- * A budgeted query returns by its budget with the best results found so
- * far and reports how much of the search it did. A budget generous enough
- * gives exactly astral_index_query_ex's results (ids, score bits, order). */
-
-/* What a budgeted query did (out_report of astral_index_query_within). */
-typedef struct AstralBudgetReport {
-    uint32_t struct_size;  /* in: sizeof(AstralBudgetReport) */
-    uint32_t complete;     /* 1: the whole search ran (the unbudgeted result) */
-    double covered;        /* share of the work done, 0..1 */
-    uint64_t elapsed_ns;   /* time spent in the call */
-    uint32_t plan;         /* ASTRAL_PLAN_* */
-    uint32_t reserved;
-} AstralBudgetReport;
-
 /* astral_index_query_ex that stops searching budget_us microseconds after
  * the call began and returns the best results found by then, best first,
  * *out_count of them (fewer than k only when fewer records match, or when
@@ -580,8 +580,8 @@ typedef struct AstralBudgetReport {
  * walk stops expanding. *out_report (may be NULL; its struct_size set by
  * the caller, as AstralStats's) gets complete, the share covered (records
  * scanned, or graph expansions over expansions plus the candidates still
- * able to improve the result), the call's time and the plan. Allocates
- * nothing.
+ * able to improve the result), the call's time and the plan; it is
+ * written on success only. Allocates nothing.
  * Statuses: as astral_index_query_ex; INVALID_ARGUMENT also for budget_us
  * 0 or out_report's struct_size too small.
  * Thread-safe, as astral_index_query. */

@@ -1,0 +1,97 @@
+package pool
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunByRunsEveryPartInTime: with a budget that cannot run out, RunBy
+// runs every part once, the last on the caller, as Run does.
+func TestRunByRunsEveryPartInTime(t *testing.T) {
+	p, err := New(Options{Workers: 3})
+	require.NoError(t, err)
+	defer p.Close()
+	var r recorder
+	for parts := 2; parts <= 4; parts++ {
+		r.reset()
+		require.True(t, p.RunBy(&r, parts, time.Now(), time.Hour))
+		checkParallel(t, &r, parts, goid())
+	}
+	require.False(t, p.RunBy(&r, 1, time.Now(), time.Hour), "one part is the caller's alone")
+}
+
+// TestRunByLeavesLateWorkersBehind: a worker that has not taken its part
+// by the deadline never runs it, the caller returns without waiting for
+// it, and the pool serves Run again once the late worker has looked.
+func TestRunByLeavesLateWorkersBehind(t *testing.T) {
+	hold := make(chan struct{})
+	var held atomic.Int32
+	testBeforePart = func(part int) {
+		if part == 1 && held.CompareAndSwap(0, 1) {
+			<-hold // worker 1 is woken late, once
+		}
+	}
+	defer func() { testBeforePart = nil }()
+	p, err := New(Options{Workers: 2})
+	require.NoError(t, err)
+	defer p.Close()
+	var r recorder
+	// The caller's part outlasts the budget, so worker 0 took its part long
+	// before the deadline and ran it, and worker 1 is still held.
+	slow := partFunc(func(i int) {
+		if i == 2 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		r.RunPart(i)
+	})
+	require.True(t, p.RunBy(slow, 3, time.Now(), time.Millisecond))
+	require.EqualValues(t, 1, r.count[0].Load())
+	require.EqualValues(t, 0, r.count[1].Load(), "abandoned at the deadline")
+	require.EqualValues(t, 1, r.count[2].Load())
+	// Busy until the late worker has looked: RunBy declines, Run goes serial.
+	require.False(t, p.RunBy(&r, 3, time.Now(), time.Hour))
+	close(hold)
+	require.Eventually(t, func() bool { return p.mu.TryLock() && func() bool { p.mu.Unlock(); return true }() },
+		10*time.Second, time.Millisecond)
+	require.EqualValues(t, 0, r.count[1].Load(), "a late worker skips its abandoned part")
+	r.reset()
+	p.Run(&r, 3)
+	checkParallel(t, &r, 3, goid())
+}
+
+// TestRunByWaitsForBegunParts: a part begun before the deadline is waited
+// for, however long it takes, and its panic reaches the caller.
+func TestRunByWaitsForBegunParts(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	var done atomic.Bool
+	started := make(chan struct{})
+	task := partFunc(func(i int) {
+		if i == 0 {
+			close(started)
+			time.Sleep(5 * time.Millisecond)
+			done.Store(true)
+			return
+		}
+		<-started // the worker has begun before the caller's part ends
+	})
+	require.True(t, p.RunBy(task, 2, time.Now(), time.Microsecond))
+	require.True(t, done.Load())
+	boom := partFunc(func(i int) {
+		if i == 0 {
+			panic("boom")
+		}
+	})
+	require.PanicsWithValue(t, "boom", func() { p.RunBy(boom, 2, time.Now(), time.Hour) })
+	var r recorder
+	p.Run(&r, 2)
+	checkParallel(t, &r, 2, goid())
+}
+
+type partFunc func(i int)
+
+func (f partFunc) RunPart(i int) { f(i) }
