@@ -76,12 +76,20 @@ type benchRow struct {
 	// ranked).
 	Rank           string  `json:"rank"`
 	Rerank50Recall float64 `json:"rerank50_recall"`
+	// Budgeted rows (docs/BUDGETS.md): the frame budget (0: none), the
+	// mean share of the work its queries covered (1 without a budget), and
+	// how many of the timed queries (and what share) came back complete.
+	// Their recall is the mean over every timed query, not the warm-up's.
+	BudgetUs        int     `json:"budget_us"`
+	Covered         float64 `json:"covered"`
+	CompleteQueries int     `json:"complete_queries"`
+	CompleteShare   float64 `json:"complete_share"`
 }
 
 type benchFlags struct {
 	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
 	n, nq, dim, k, runs, m, efConstruction                                         int
-	threads, batch, ef, rerank, postfilter                                         []int
+	threads, batch, ef, rerank, postfilter, budgetUs                               []int
 	filters                                                                        []fixture.FilterSpec
 	ranks                                                                          []fixture.RankSpec
 	storages                                                                       []astral.Storage
@@ -102,7 +110,7 @@ curve. Every combination of the comma lists is one row.`,
 		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",
 		"astral bench --index-file memories.idx --data spectral --ef 64,128")
 	b := &benchFlags{}
-	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter, ranks string
+	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter, ranks, budgetUs string
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
@@ -129,6 +137,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&filters, "filter", "none", "filters to measure (a comma `LIST`): none, tags:SHARE (a tag held by that share of the records), allow:N, owner:N, deny:N; docs/SCOPED.md", "--filter none,tags:0.01,allow:1000")
 	c.str(&ranks, "rank", "none", "memory rankings to measure (a comma `LIST`): none or W_REL:W_REC:W_IMP:HALF_LIFE, the recency half-life in the fixture's time units; times and importances come from a fixed seed; docs/RANKING.md", "--rank none,1:1:1:1000")
 	c.str(&postfilter, "postfilter", "0", "host-side post-filter rows beside each filter (batch 1), a comma `LIST` of over-fetch factors x: query k·x unfiltered and keep the first k matches; 0: none", "--postfilter 0,10")
+	c.str(&budgetUs, "budget-us", "0", "frame budgets in microseconds (a comma `LIST`): rows of QueryWithin beside each batch-1 row; 0: none; docs/BUDGETS.md", "--budget-us 100,250,500,1000")
 	c.str(&b.export, "export", "", "write the vectors, attributes, filter lists and exact filtered truth to this `FOLDER` (bench/hnswlib-filter reads it)", "--export /tmp/scoped")
 	if err := c.parse(args); err != nil {
 		return nil, err
@@ -158,6 +167,9 @@ curve. Every combination of the comma lists is one row.`,
 	if b.postfilter, err = intList("postfilter", postfilter); err != nil {
 		return nil, err
 	}
+	if b.budgetUs, err = intList("budget-us", budgetUs); err != nil {
+		return nil, err
+	}
 	if b.rerankStorage, err = rerankStorageOf(rerankStorage); err != nil {
 		return nil, err
 	}
@@ -173,6 +185,7 @@ curve. Every combination of the comma lists is one row.`,
 		inRange("ef", b.ef, 1, astral.MaxEf, fmt.Sprintf("1 to %d (the search breadth; at least k is always used)", astral.MaxEf)),
 		inRange("rerank", b.rerank, 0, astral.MaxRerankFactor, fmt.Sprintf("0 (none) to %d", astral.MaxRerankFactor)),
 		inRange("postfilter", b.postfilter, 0, astral.MaxK, fmt.Sprintf("0 (none) to %d", astral.MaxK)),
+		inRange("budget-us", b.budgetUs, 0, 60_000_000, "0 (none) to 60000000 (a minute)"),
 		inRange("k", []int{b.k}, 1, astral.MaxK, fmt.Sprintf("1 to %d", astral.MaxK)),
 		inRange("runs", []int{b.runs}, 1, 1<<20, "1 or more"),
 		inRange("m", []int{b.m}, 2, astral.MaxM, fmt.Sprintf("2 to %d", astral.MaxM)),
@@ -237,7 +250,7 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
-		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export", "rank"); err != nil {
+		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export", "rank", "budget-us"); err != nil {
 			return err
 		}
 		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
@@ -657,6 +670,13 @@ func runBench(args []string) error {
 									}
 								}
 							}
+							if batch == 1 {
+								for _, us := range b.budgetUs {
+									if us > 0 {
+										qs = append(qs, rowQuery{scope: sc.scope, filter: f, budget: time.Duration(us) * time.Microsecond, truth: sc.truth[fi], exactQ: exactQ[fi]})
+									}
+								}
+							}
 							for _, q := range qs {
 								r, err := newRowRunner(x, set, b, batch, q)
 								if err != nil {
@@ -808,12 +828,17 @@ func buildIndexWith(rt *astral.Runtime, opts []astral.Option, set *fixture.Set, 
 
 // rowQuery is how a row queries: unfiltered (filter none), with the
 // engine's filter, or (post > 0) the naive host-side way: k·post results
-// unfiltered, then the first k that pass the filter.
+// unfiltered, then the first k that pass the filter; budget > 0 queries
+// within that frame budget, each timed query's answer scored against
+// truth and exactQ (the unbudgeted exact answers).
 type rowQuery struct {
 	scope  *fixture.Scope
 	filter *fixture.ScopeFilter
 	post   int
 	rank   fixture.RankSpec // with the filter none
+	budget time.Duration
+	truth  [][]int32
+	exactQ [][]int64
 }
 
 // measure warms the index with one pass, then times b.runs runs of whole
@@ -840,6 +865,16 @@ type rowRunner struct {
 	allocs       float64 // per query
 	lat          []float64
 	runs         []runStats
+	// A budgeted row: tally scores call c's answer, outside the timed call;
+	// tallied sums what it scored.
+	tally   func(c int)
+	tallied budgetTally
+}
+
+// budgetTally sums a budgeted row's timed queries.
+type budgetTally struct {
+	queries, complete        int
+	covered, recall, recall2 float64
 }
 
 // newRowRunner prepares a row: one warm-up pass that records the results,
@@ -858,9 +893,31 @@ func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q
 	found := r.found
 	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter), Rank: engineRank(q.rank)}
 	var plan astral.Plan
+	var last []astral.Result
+	var lastCov astral.Coverage
+	if q.budget > 0 {
+		r.tally = func(c int) {
+			t := &r.tallied
+			t.queries++
+			t.covered += lastCov.Covered
+			if lastCov.Complete {
+				t.complete++
+			}
+			got := [][]int64{ids(last)}
+			t.recall += fixture.RecallAtK(q.truth[c:c+1], got, k)
+			t.recall2 += recallVs(q.exactQ[c:c+1], got, k)
+		}
+	}
 	r.call = func(c int) error {
 		lo, hi := c*batch, min((c+1)*batch, nq)
 		switch {
+		case q.budget > 0:
+			res, cov, err := x.QueryWithin(dst, set.Query(lo), opts, q.budget)
+			last, lastCov = res, cov
+			if found[lo] == nil {
+				found[lo], plan = ids(res), cov.Plan
+			}
+			return err
 		case q.post > 0:
 			res, err := x.Query(dst, set.Query(lo), fetch)
 			m := 0
@@ -922,6 +979,14 @@ func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q
 	if q.post > 0 {
 		r.plan = "host-postfilter"
 	}
+	if q.budget > 0 {
+		// The plan of a whole query: a budget cut short reports the same.
+		_, cov, err := x.QueryWithin(dst, set.Query(0), opts, time.Hour)
+		if err != nil {
+			return nil, err
+		}
+		r.plan = cov.Plan.String()
+	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	for c := 0; c < r.calls; c++ {
@@ -951,6 +1016,9 @@ func timeRows(rs []*rowRunner, b *benchFlags, label string) {
 					t0 := time.Now()
 					_ = r.call(c)
 					r.lat = append(r.lat, float64(time.Since(t0).Nanoseconds())/1e3)
+					if r.tally != nil {
+						r.tally(c)
+					}
 				}
 			}
 		}
@@ -978,14 +1046,22 @@ func (r *rowRunner) row(set *fixture.Set, k int, q rowQuery, truth [][]int32, ex
 		return 0
 	})
 	med := runs[len(runs)/2]
-	return benchRow{
+	row := benchRow{
 		Batch: r.batch, RecallAtK: fixture.RecallAtK(truth, r.found, k), RecallVsExactQuantized: recallVs(exactQ, r.found, k),
 		P50us: med.p50, P95us: med.p95, P99us: med.p99, MeanUs: med.mean,
 		QPS:            float64(r.batch) / med.mean * 1e6,
 		AllocsPerQuery: r.allocs,
 		Filter:         filterName(q.filter), Selectivity: q.filter.Selectivity(set.N()), Plan: r.plan,
 		Postfilter: q.post, Rank: q.rank.String(),
+		Covered: 1,
 	}
+	if t := r.tallied; t.queries > 0 {
+		n := float64(t.queries)
+		row.BudgetUs = int(q.budget / time.Microsecond)
+		row.RecallAtK, row.RecallVsExactQuantized = t.recall/n, t.recall2/n
+		row.Covered, row.CompleteQueries, row.CompleteShare = t.covered/n, t.complete, float64(t.complete)/n
+	}
+	return row
 }
 
 // rowLabel names a row in progress lines.
@@ -1031,6 +1107,7 @@ func printTable(rep *benchReport) {
 	}
 	scopedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Filter != "" || r.Rank != "" })
 	rankedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Rank != "" })
+	budgetRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.BudgetUs > 0 })
 	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s",
 		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
@@ -1039,6 +1116,9 @@ func printTable(rep *benchReport) {
 	}
 	if rankedRows {
 		fmt.Fprintf(stdout, "  %-16s %9s", "rank", "top50+rr")
+	}
+	if budgetRows {
+		fmt.Fprintf(stdout, "  %7s %7s %9s", "budget", "covered", "complete")
 	}
 	fmt.Fprintln(stdout)
 	for _, r := range rep.Rows {
@@ -1071,6 +1151,13 @@ func printTable(rep *benchReport) {
 				rr = fmt.Sprintf("%.4f", r.Rerank50Recall)
 			}
 			fmt.Fprintf(stdout, "  %-16s %9s", rank, rr)
+		}
+		if budgetRows {
+			budget, complete := "-", "-"
+			if r.BudgetUs > 0 {
+				budget, complete = strconv.Itoa(r.BudgetUs), fmt.Sprintf("%.1f%%", 100*r.CompleteShare)
+			}
+			fmt.Fprintf(stdout, "  %7s %7.3f %9s", budget, r.Covered, complete)
 		}
 		fmt.Fprintln(stdout)
 	}
