@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
@@ -191,4 +192,59 @@ func loopCPU(b *testing.B, body func()) {
 	if start >= 0 {
 		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// BenchmarkBudgeted100k times a budgeted search that never runs out (the
+// interleaved block order and a clock read per block) beside the plain
+// search, one query, k 10, serial and with one worker: compare within one
+// run.
+//
+//	go test -run '^$' -bench Budgeted100k -count 6 ./flat/ | benchstat -col /search -
+func BenchmarkBudgeted100k(b *testing.B) {
+	x, qs := index100k(b)
+	p, err := pool.New(pool.Options{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, workers := range []int{0, 1} {
+		for _, search := range []string{"plain", "budgeted"} {
+			b.Run(fmt.Sprintf("workers=%d/search=%s", workers, search), func(b *testing.B) {
+				wp := map[bool]*pool.Pool{true: p}[workers == 1]
+				s := NewSearcher(2)
+				layout(x, s, qs[0])
+				dst, counts := make([]score.Result, 10), make([]int, 1)
+				for b.Loop() {
+					if search == "budgeted" {
+						s.SetBudget(time.Now(), time.Hour)
+					}
+					x.Search(s, wp, 1, 10, dst, counts)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDeadlineCheck times one deadline test each way: time.Since on a
+// start read with the monotonic clock (what the scans use: one monotonic
+// clock read) and time.Now compared with a deadline (wall and monotonic).
+func BenchmarkDeadlineCheck(b *testing.B) {
+	start := time.Now()
+	deadline := start.Add(time.Hour)
+	var n int
+	b.Run("clock=since", func(b *testing.B) {
+		for b.Loop() {
+			if time.Since(start) >= time.Hour {
+				n++
+			}
+		}
+	})
+	b.Run("clock=now", func(b *testing.B) {
+		for b.Loop() {
+			if time.Now().After(deadline) {
+				n++
+			}
+		}
+	})
+	_ = n
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,7 +61,7 @@ func benchJSON(t *testing.T, args ...string) benchReport {
 	var loose struct{ Rows []map[string]any }
 	require.NoError(t, json.Unmarshal(raw, &loose))
 	for _, r := range loose.Rows {
-		for _, field := range []string{"filter", "selectivity", "plan", "p50_vs_unfiltered", "postfilter"} {
+		for _, field := range []string{"filter", "selectivity", "plan", "p50_vs_unfiltered", "postfilter", "budget_us", "covered", "complete_queries", "complete_share"} {
 			require.Contains(t, r, field)
 		}
 	}
@@ -180,4 +181,40 @@ func TestBenchRank(t *testing.T) {
 	assert.ErrorContains(t, err, "unfiltered")
 	_, err = parseBench([]string{"--rank", "1:1:1:10", "--metric", "l2"})
 	assert.ErrorContains(t, err, "cosine or dot")
+}
+
+// Budgeted rows: one per budget beside each batch-1 row, with its
+// fields; a budget no query can exhaust is the exact answer, complete.
+func TestBenchBudgetRows(t *testing.T) {
+	for _, bad := range []string{"-1", "x", "60000001"} {
+		_, err := parseBench([]string{"--budget-us", bad})
+		assert.ErrorContains(t, err, "--budget-us", bad)
+	}
+	rep := benchJSON(t, "--data", "clustered", "--n", "2000", "--nq", "8", "--dim", "24", "--index", "flat",
+		"--threads", "0,1", "--batch", "1,2", "--filter", "none,tags:0.5", "--budget-us", "0,1,50000000",
+		"--runs", "1", "--run-seconds", "0")
+	// threads × (batch 1: 2 filters × (none, 1 µs, 50 s); batch 2: 2 filters)
+	require.Len(t, rep.Rows, 2*(2*3+2))
+	budgets := map[int]int{}
+	for _, r := range rep.Rows {
+		what := fmt.Sprintf("threads %d batch %d %q budget %d", r.Threads, r.Batch, r.Filter, r.BudgetUs)
+		budgets[r.BudgetUs]++
+		assert.GreaterOrEqual(t, r.Covered, 0.0, what)
+		assert.LessOrEqual(t, r.Covered, 1.0, what)
+		switch r.BudgetUs {
+		case 0:
+			assert.Equal(t, 1.0, r.Covered, what)
+			assert.Zero(t, r.CompleteQueries, what)
+		case 50000000:
+			assert.Equal(t, 1, r.Batch, what)
+			assert.Equal(t, 1.0, r.Covered, what)
+			assert.Equal(t, 1.0, r.CompleteShare, what)
+			assert.Equal(t, 8, r.CompleteQueries, what)
+			assert.Equal(t, 1.0, r.RecallVsExactQuantized, what)
+			assert.Equal(t, "scan", r.Plan, what)
+		case 1:
+			assert.Zero(t, r.AllocsPerQuery, what)
+		}
+	}
+	assert.Equal(t, map[int]int{0: 8, 1: 4, 50000000: 4}, budgets)
 }
