@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,20 +30,29 @@ func TestRunByRunsEveryPartInTime(t *testing.T) {
 func TestRunByLeavesLateWorkersBehind(t *testing.T) {
 	hold := make(chan struct{})
 	var held atomic.Int32
+	var release sync.Once
 	testBeforePart = func(part int) {
 		if part == 1 && held.CompareAndSwap(0, 1) {
 			<-hold // worker 1 is woken late, once
 		}
 	}
-	defer func() { testBeforePart = nil }()
 	p, err := New(Options{Workers: 2})
 	require.NoError(t, err)
+	// Deferred in this order so a failure cannot leave Close waiting on
+	// the held worker.
+	defer func() { testBeforePart = nil }()
 	defer p.Close()
+	defer release.Do(func() { close(hold) })
 	var r recorder
-	// The caller's part outlasts the budget, so worker 0 took its part long
-	// before the deadline and ran it, and worker 1 is still held.
+	// The caller's part waits for worker 0 to begin and then outlasts the
+	// budget, while worker 1 is held before taking its part.
+	began := make(chan struct{})
 	slow := partFunc(func(i int) {
-		if i == 2 {
+		switch i {
+		case 0:
+			close(began)
+		case 2:
+			<-began
 			time.Sleep(2 * time.Millisecond)
 		}
 		r.RunPart(i)
@@ -53,7 +63,7 @@ func TestRunByLeavesLateWorkersBehind(t *testing.T) {
 	require.EqualValues(t, 1, r.count[2].Load())
 	// Busy until the late worker has looked: RunBy declines, Run goes serial.
 	require.False(t, p.RunBy(&r, 3, time.Now(), time.Hour))
-	close(hold)
+	release.Do(func() { close(hold) })
 	require.Eventually(t, func() bool { return p.mu.TryLock() && func() bool { p.mu.Unlock(); return true }() },
 		10*time.Second, time.Millisecond)
 	require.EqualValues(t, 0, r.count[1].Load(), "a late worker skips its abandoned part")
