@@ -40,4 +40,12 @@ CAPI_HIDDEN AstralStatus capi_test_query_ex_loop(AstralIndex index, const float 
                                                  AstralResult *results, size_t capacity,
                                                  size_t iterations);
 
+/* For the Go tests: the same with astral_index_query_within, a budget and
+ * a report. */
+CAPI_HIDDEN AstralStatus capi_test_query_within_loop(AstralIndex index, const float *queries,
+                                                     size_t query_count, size_t dimension,
+                                                     const AstralQueryOptions *options, uint64_t budget_us,
+                                                     AstralResult *results, size_t capacity,
+                                                     size_t iterations);
+
 #endif

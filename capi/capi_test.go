@@ -649,6 +649,10 @@ func TestQueryThroughCAllocatesNothing(t *testing.T) {
 				o := newQueryOptions(k, 0, c.f)
 				defer o.free()
 				loops = append(loops, loop{"query_ex " + c.name, func(it int) status { return queryExLoopC(h, qs, dim, o, res, it) }})
+				// Budgets that run out mid-scan and that never do.
+				for _, us := range []uint64{20, 1_000_000} {
+					loops = append(loops, loop{fmt.Sprintf("query_within %d us %s", us, c.name), func(it int) status { return queryWithinLoopC(h, qs, dim, o, us, res, it) }})
+				}
 			}
 			for _, l := range loops {
 				require.Equal(t, stOK, l.run(100), "%s: %s", l.name, lastError()) // warm: per-query scratch

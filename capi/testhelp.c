@@ -32,3 +32,21 @@ AstralStatus capi_test_query_ex_loop(AstralIndex index, const float *queries, si
     }
     return ASTRAL_OK;
 }
+
+AstralStatus capi_test_query_within_loop(AstralIndex index, const float *queries, size_t query_count,
+                                         size_t dimension, const AstralQueryOptions *options,
+                                         uint64_t budget_us, AstralResult *results, size_t capacity,
+                                         size_t iterations) {
+    for (size_t i = 0; i < iterations; i++) {
+        uint32_t n = 0;
+        AstralBudgetReport report = {0};
+        report.struct_size = sizeof report;
+        AstralStatus st = astral_index_query_within(index, (float *)(queries + (i % query_count) * dimension),
+                                                    dimension, (AstralQueryOptions *)options, budget_us,
+                                                    results, capacity, &n, &report);
+        if (st != ASTRAL_OK) {
+            return st;
+        }
+    }
+    return ASTRAL_OK;
+}

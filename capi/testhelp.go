@@ -541,6 +541,11 @@ func indexScopedStats(h uint64) (scopedStats, status) {
 		uint64(s.scan_queries), uint64(s.direct_queries), uint64(s.graph_queries)}, st
 }
 
+// queryWithinLoopC runs iterations budgeted queries from C, cycling over qs.
+func queryWithinLoopC(h uint64, qs cFloats, dim int, o cQueryOptions, budgetUS uint64, res cResults, iterations int) status {
+	return C.capi_test_query_within_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), o.o.p, C.uint64_t(budgetUS), res.p, C.size_t(res.n), C.size_t(iterations))
+}
+
 // queryExLoopC runs iterations filtered queries from C, cycling over qs.
 func queryExLoopC(h uint64, qs cFloats, dim int, o cQueryOptions, res cResults, iterations int) status {
 	return C.capi_test_query_ex_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), o.o.p, res.p, C.size_t(res.n), C.size_t(iterations))
