@@ -10,6 +10,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// budgetData is newScoped's data sized for kind: a flat index large
+// enough to split between four participants (64 KiB of records each), a
+// graph small enough to build quickly under the race detector.
+func budgetData(kind Kind, seed uint64) *scoped {
+	if kind == KindFlat {
+		return newScoped(sized(8000, 4200), 64, seed)
+	}
+	return newScoped(sized(4000, 1500), 64, seed)
+}
+
+// budgetThreads are the worker counts a test runs kind with: every one
+// from 0 to 3 for flat, whose split they change; fewer for a graph,
+// whose walk runs on the caller (only its exact plans split).
+func budgetThreads(kind Kind) []int {
+	if kind == KindFlat {
+		return []int{0, 1, 2, 3}
+	}
+	return []int{0, 2}
+}
+
 // budgetCases are a query of each plan over newScoped's data.
 func budgetCases(s *scoped) []struct {
 	name string
@@ -36,10 +56,10 @@ func budgetCases(s *scoped) []struct {
 // QueryWith's ids, score bits, order and plan, reported complete, for
 // every plan, thread count and index kind.
 func TestQueryWithinGenerousBudgetIsExact(t *testing.T) {
-	s := newScoped(sized(6000, 3000), 64, 3)
-	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), 8, s.dim)
 	for _, kind := range []Kind{KindFlat, KindHNSW} {
-		for threads := range 4 {
+		s := budgetData(kind, 3)
+		qs := randomVectors(rand.New(rand.NewPCG(9, 9)), 8, s.dim)
+		for _, threads := range budgetThreads(kind) {
 			x := s.index(t, newRuntime(t, threads), WithKind(kind))
 			for _, c := range budgetCases(s) {
 				for i := range 8 {
@@ -62,22 +82,26 @@ func TestQueryWithinGenerousBudgetIsExact(t *testing.T) {
 // begins returns at once with a valid answer: sorted, each result a
 // stored record with its true score, reported incomplete.
 func TestQueryWithinTinyBudget(t *testing.T) {
-	s := newScoped(3000, 64, 4)
-	qs := randomVectors(rand.New(rand.NewPCG(10, 9)), 4, s.dim)
 	for _, kind := range []Kind{KindFlat, KindHNSW} {
-		for _, threads := range []int{0, 1, 3} {
+		s := budgetData(kind, 4)
+		qs := randomVectors(rand.New(rand.NewPCG(10, 9)), 4, s.dim)
+		var all [][]Result // per case and query: every match, scored
+		for ti, threads := range budgetThreads(kind) {
 			x := s.index(t, newRuntime(t, threads), WithKind(kind))
-			for _, c := range budgetCases(s) {
+			for ci, c := range budgetCases(s) {
 				for i := range 4 {
 					q := qs[i*s.dim : (i+1)*s.dim]
-					o := QueryOptions{K: 10, Filter: c.f}
-					all, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK, Filter: c.f})
-					require.NoError(t, err)
-					got, cov, err := x.QueryWithin(nil, q, o, time.Nanosecond)
+					if ti == 0 {
+						ref, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK, Filter: c.f})
+						require.NoError(t, err)
+						all = append(all, ref)
+					}
+					ref := all[ci*4+i]
+					got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10, Filter: c.f}, time.Nanosecond)
 					require.NoError(t, err)
 					what := []any{"%v threads %d %s query %d", kind, threads, c.name, i}
-					requireValidSubset(t, all, got, what)
-					if len(all) > 0 {
+					requireValidSubset(t, ref, got, what)
+					if len(ref) > 0 {
 						require.False(t, cov.Complete, what...)
 					}
 					require.GreaterOrEqual(t, cov.Covered, 0.0, what...)
@@ -120,9 +144,9 @@ func requireValidSubset(t *testing.T, all, got []Result, what []any) {
 // TestQueryWithinCoverageRises: on average over queries, a longer budget
 // covers at least as much; the extremes are fixed (no work, all of it).
 func TestQueryWithinCoverageRises(t *testing.T) {
-	s := newScoped(sized(20000, 6000), 64, 5)
-	qs := randomVectors(rand.New(rand.NewPCG(11, 9)), 16, s.dim)
 	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		s := budgetData(kind, 5)
+		qs := randomVectors(rand.New(rand.NewPCG(11, 9)), 16, s.dim)
 		x := s.index(t, newRuntime(t, 1), WithKind(kind))
 		var prev float64
 		for _, b := range []time.Duration{time.Nanosecond, 50 * time.Microsecond, time.Hour} {
@@ -157,8 +181,8 @@ func TestQueryWithinRefusesBadBudget(t *testing.T) {
 // TestQueryWithinAllocatesNothing: budgeted queries, cut short or whole,
 // allocate nothing once warm.
 func TestQueryWithinAllocatesNothing(t *testing.T) {
-	s := newScoped(6000, 64, 7)
 	for _, kind := range []Kind{KindFlat, KindHNSW} {
+		s := budgetData(kind, 7)
 		x := s.index(t, newRuntime(t, 1), WithKind(kind))
 		dst := make([]Result, 10)
 		q := s.vecs[:64]
