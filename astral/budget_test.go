@@ -65,6 +65,9 @@ func TestQueryWithinGenerousBudgetIsExact(t *testing.T) {
 				for i := range 8 {
 					q := qs[i*s.dim : (i+1)*s.dim]
 					o := QueryOptions{K: 10, Filter: c.f}
+					if i%2 == 1 { // ranked by importance too (records' importance 0 here, times 0)
+						o.Rank = Rank{Relevance: 1, Recency: 0.5, Importance: 0.25, Decay: 0.99, Now: 100}
+					}
 					want, plan, err := x.QueryWith(nil, q, o)
 					require.NoError(t, err)
 					got, cov, err := x.QueryWithin(nil, q, o, time.Hour)
