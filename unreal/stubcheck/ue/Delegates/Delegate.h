@@ -51,3 +51,10 @@ class FMulticastScriptDelegate
 	{ \
 		UE_STUB_DELEGATE_BODY((Param1Type Param1Name, Param2Type Param2Name, Param3Type Param3Name), (Param1Name, Param2Name, Param3Name)) \
 	};
+
+#define DECLARE_DYNAMIC_MULTICAST_DELEGATE_FourParams(DelegateName, Param1Type, Param1Name, Param2Type, Param2Name, Param3Type, Param3Name, Param4Type, Param4Name) \
+	class DelegateName : public FMulticastScriptDelegate \
+	{ \
+		UE_STUB_DELEGATE_BODY((Param1Type Param1Name, Param2Type Param2Name, Param3Type Param3Name, Param4Type Param4Name), \
+			(Param1Name, Param2Name, Param3Name, Param4Name)) \
+	};

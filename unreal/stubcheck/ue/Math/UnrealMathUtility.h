@@ -3,6 +3,8 @@
 
 #include "CoreTypes.h"
 
+#include <cmath>
+
 struct FMath
 {
 	template <class T>
@@ -19,5 +21,13 @@ struct FMath
 	static constexpr T Min(const T A, const T B)
 	{
 		return A < B ? A : B;
+	}
+	static double Pow(double A, double B)
+	{
+		return std::pow(A, B);
+	}
+	static bool IsFinite(double A)
+	{
+		return std::isfinite(A);
 	}
 };
