@@ -2,8 +2,9 @@
 # Checks the Unreal plugin (unreal/AstralPlugin) without Unreal, and prints a
 # summary:
 #   stage       `make unreal-plugin` builds libastral, stages it with its
-#               headers and packs the plugin zip; the .so and the DLL export
-#               every function of the plugin's table; the staged .so loads by
+#               headers and packs the plugin zip; the plugin's table lists the
+#               expected number of functions, and the .so and the DLL export
+#               every one; the staged .so loads by
 #               path and answers a query through it
 #   package     the zip unpacked into a scratch folder: every file of the
 #               plugin there (headers, libraries equal to the staged ones,
@@ -38,12 +39,15 @@
 #               (unreal/stubcheck/runtime) and run on the real libastral:
 #               actions survive garbage collection while their tasks run,
 #               a second Activate and Cancel do what they must; Add Memories,
-#               Find Nearest (Batch), Save and Load (Async) with filters and payloads
+#               Find Nearest (Batch), Save and Load (Async) with filters and payloads;
+#               Recall Memories (Async) and Find Nearest (Async) with a budget
 #   nodes       CTest unreal_nodes: the same build runs the scoped-query and
 #               key nodes (tags by name and Gameplay Tag, owners, payloads,
 #               filters, save/load, Upsert, Remove, Clear, Contains, Count, Get
 #               Memory Vector, Release) through the scenario of the Automation
-#               test Astral.Functional.ScopedQuery, with its exact log lines
+#               test Astral.Functional.ScopedQuery, and Recall Memories, Touch
+#               Memories, Set Memory Importance and the budget pins through that
+#               of Astral.Functional.Recall, each with its exact log lines
 #   measure     CTest unreal_measure_*: the Automation tests' measurement
 #               (examples/cpp/astral_bench.hpp) on the real library; recall@10 equal
 #               to `astral bench`'s, the C++ fixture bit-identical to Go's
@@ -163,7 +167,10 @@ stage() {
   local functions f n
   mapfile -t functions < <(table_functions)
   n=${#functions[@]}
-  [ "$n" -ge 10 ] || { echo "could not read ASTRAL_PLUGIN_FUNCTIONS from AstralApi.h"; exit 1; }
+  # As many as AstralApi.h lists today: a table that lost or gained entries
+  # without this count is a mistake in one or the other.
+  local expected=36
+  [ "$n" -eq "$expected" ] || { echo "read $n functions from ASTRAL_PLUGIN_FUNCTIONS in AstralApi.h, expected $expected"; exit 1; }
   for f in "${functions[@]}"; do
     nm -D --defined-only "$so" | awk '{print $NF}' | grep -qx "$f" || { echo "$so lacks $f"; exit 1; }
   done
@@ -235,7 +242,7 @@ async_gc() {
   cmake --build build/cmake --target unreal_async_gc -j "$jobs"
   ctest --test-dir build/cmake -R '^unreal_async_gc$' --output-on-failure -V | tee "$work/async_gc.txt"
   grep -q 'unreal_async_gc: PASS' "$work/async_gc.txt"
-  echo "NOTE: module start-up + async nodes on the stand-in engine: $(grep -cE '^[0-9]+: ok: ' "$work/async_gc.txt") checks pass (rooted without a game instance, GC in flight, second Activate, Cancel, exact errors, Add Memories, Find Nearest (Batch) with a filter, Save, Load)"
+  echo "NOTE: module start-up + async nodes on the stand-in engine: $(grep -cE '^[0-9]+: ok: ' "$work/async_gc.txt") checks pass (rooted without a game instance, GC in flight, second Activate, Cancel, exact errors, Add Memories, Find Nearest (Batch) with a filter, Save, Load, Recall Memories, a budget)"
 }
 
 nodes() {
@@ -243,7 +250,7 @@ nodes() {
   cmake --build build/cmake --target unreal_nodes -j "$jobs"
   ctest --test-dir build/cmake -R '^unreal_nodes$' --output-on-failure -V | tee "$work/nodes.txt"
   grep -q 'unreal_nodes: PASS' "$work/nodes.txt"
-  echo "NOTE: scoped-query and key nodes on the real library: $(grep -cE '^[0-9]+: ok: ' "$work/nodes.txt") checks pass (tags by name and Gameplay Tag, owners, payloads, every filter, save/load, Upsert, Remove, Clear, Contains, Count, Get Memory Vector, Release; the Automation test's exact log lines)"
+  echo "NOTE: scoped-query and key nodes on the real library: $(grep -cE '^[0-9]+: ok: ' "$work/nodes.txt") checks pass (tags by name and Gameplay Tag, owners, payloads, every filter, save/load, Upsert, Remove, Clear, Contains, Count, Get Memory Vector, Release; Recall Memories by recency and importance, Touch, Set Importance, times kept by save/load, the budget pins; the Automation tests' exact log lines)"
 }
 
 measure() {

@@ -19,11 +19,14 @@
 #include "AstralPlugin.h"
 #include "Misc/Paths.h"
 #include "StubRuntime.h"
+#include "Tests/AstralScopedScenario.h"
 
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
+
+using UE::Astral::Tests::Unread;
 
 namespace
 {
@@ -48,21 +51,27 @@ namespace
 		int32 Completed = 0;
 		int32 Failed = 0;
 		TArray<FAstralResult> Results;
+		bool bComplete = false;
+		float Covered = 0.0f;
 		FString Error;
 	};
 
 	void Bind(UAstralAsyncQuery* Action, FQueryOutcome& Outcome)
 	{
-		Action->OnCompleted.AddStubHandler([&Outcome](const TArray<FAstralResult>& Results, const FString& Error)
+		Action->OnCompleted.AddStubHandler([&Outcome](const TArray<FAstralResult>& Results, bool bComplete, float Covered, const FString& Error)
 		{
 			Outcome.Completed++;
 			Outcome.Results = Results;
+			Outcome.bComplete = bComplete;
+			Outcome.Covered = Covered;
 			Outcome.Error = Error;
 		});
-		Action->OnFailed.AddStubHandler([&Outcome](const TArray<FAstralResult>& Results, const FString& Error)
+		Action->OnFailed.AddStubHandler([&Outcome](const TArray<FAstralResult>& Results, bool bComplete, float Covered, const FString& Error)
 		{
 			Outcome.Failed++;
 			Outcome.Results = Results;
+			Outcome.bComplete = bComplete;
+			Outcome.Covered = Covered;
 			Outcome.Error = Error;
 		});
 	}
@@ -140,7 +149,7 @@ int main(int argc, char** argv)
 	};
 	Expect(UAstralBlueprintLibrary::AddMemories(Index, Memories, Error) == EAstralOutcome::Success, "Add Memories");
 	TArray<FAstralResult> Expected;
-	Expect(UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Expected, Error) == EAstralOutcome::Success && Expected.Num() == 3
+	Expect(UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Expected, Unread<bool>(), Unread<float>(), Error) == EAstralOutcome::Success && Expected.Num() == 3
 		&& Expected[0].Payload == TEXT("eleven"), "Find Nearest: 3 hits, with payloads");
 
 	{
@@ -286,13 +295,13 @@ int main(int argc, char** argv)
 		Finish();
 		Expect(Done == 1 && AsyncError.IsEmpty(), "Add Memories (Async) completes");
 		TArray<FAstralResult> After;
-		UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), After, Error);
+		UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), After, Unread<bool>(), Unread<float>(), Error);
 		Expect(After.Num() == 3 && After[0].Id == 14 && After[0].Payload == TEXT("fourteen"), "the added memory is found first, with its payload");
 		FAstralQueryFilter NearOwner7;
 		NearOwner7.Owner = 7;
 		NearOwner7.AllTags = { FName(TEXT("Near")) };
 		TArray<FAstralResult> Scoped;
-		UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 3, NearOwner7, Scoped, Error);
+		UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 3, NearOwner7, Scoped, Unread<bool>(), Unread<float>(), Error);
 		Expect(Scoped.Num() == 1 && Scoped[0].Id == 14, "its tag and owner came with it");
 
 		TArray<FAstralResult> BatchExpected;
@@ -343,7 +352,7 @@ int main(int argc, char** argv)
 		if (Loaded != nullptr)
 		{
 			TArray<FAstralResult> Reloaded;
-			UAstralBlueprintLibrary::FindNearest(Loaded, QueryVector, 3, FAstralQueryFilter(), Reloaded, Error);
+			UAstralBlueprintLibrary::FindNearest(Loaded, QueryVector, 3, FAstralQueryFilter(), Reloaded, Unread<bool>(), Unread<float>(), Error);
 			Expect(SameResults(Reloaded, After), "the loaded index answers as the saved one");
 		}
 
@@ -355,6 +364,56 @@ int main(int argc, char** argv)
 		const FString MissingMessage = FString::Printf(TEXT("Astral Load Index From File: no index file at %s"),
 			*FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), TEXT("Astral/NoSuchIndex.idx")));
 		Expect(LoadError == MissingMessage, "a missing file fails with \"Astral Load Index From File: no index file at <its full path>\"");
+		TakeLog();
+	}
+
+	{
+		std::printf("== Recall Memories (Async) and the budget pin of Find Nearest (Async)\n");
+		FAstralRecallWeights Weights;
+		Weights.HalfLife = 10.0;
+		TArray<int64> Thirteen = { 13 };
+		Expect(UAstralBlueprintLibrary::TouchMemories(Index, Thirteen, 100, Error) == EAstralOutcome::Success
+			&& UAstralBlueprintLibrary::SetMemoryImportance(Index, Thirteen, 1.0f, Error) == EAstralOutcome::Success, "Touch Memories and Set Memory Importance on 13");
+		TArray<FAstralResult> RecallExpected;
+		bool bComplete = false;
+		float Covered = 0.0f;
+		Expect(UAstralBlueprintLibrary::RecallMemories(Index, QueryVector, 3, FAstralQueryFilter(), Weights, 100, RecallExpected, bComplete, Covered, Error)
+				== EAstralOutcome::Success && RecallExpected.Num() == 3 && RecallExpected[0].Id == 13,
+			"Recall Memories: 13, recent and important, comes first");
+		FQueryOutcome Recall;
+		HoldTasks(true);
+		UAstralAsyncQuery* RecallAction = UAstralAsyncQuery::RecallMemoriesAsync(nullptr, Index, QueryVector, FAstralQueryFilter(), Weights, 100, 3);
+		Bind(RecallAction, Recall);
+		RecallAction->Activate();
+		CollectGarbage();
+		Finish();
+		Expect(Recall.Completed == 1 && SameResults(Recall.Results, RecallExpected) && Recall.bComplete && Recall.Covered == 1.0f,
+			"Recall Memories (Async) equals Recall Memories, bit for bit; Complete, Covered 1");
+
+		FQueryOutcome Budgeted;
+		HoldTasks(true);
+		UAstralAsyncQuery* BudgetAction = UAstralAsyncQuery::FindNearestAsync(nullptr, Index, QueryVector, FAstralQueryFilter(), 3, true, 1000000);
+		Bind(BudgetAction, Budgeted);
+		BudgetAction->Activate();
+		CollectGarbage();
+		Finish();
+		TArray<FAstralResult> Plain;
+		UAstralBlueprintLibrary::FindNearest(Index, QueryVector, 3, FAstralQueryFilter(), Plain, Unread<bool>(), Unread<float>(), Error);
+		Expect(Budgeted.Completed == 1 && SameResults(Budgeted.Results, Plain) && Budgeted.bComplete && Budgeted.Covered == 1.0f,
+			"Find Nearest (Async) with a 1 s budget: Find Nearest's results, Complete, Covered 1");
+
+		FQueryOutcome BadWeights;
+		Weights.HalfLife = 0.0;
+		UAstralAsyncQuery* BadAction = UAstralAsyncQuery::RecallMemoriesAsync(nullptr, Index, QueryVector, FAstralQueryFilter(), Weights, 100, 3);
+		Bind(BadAction, BadWeights);
+		BadAction->Activate();
+		Finish();
+		const TCHAR* HalfLifeMessage = TEXT("Astral Recall Memories: Half Life is 0; it must be above 0 when the Recency weight is not 0");
+		Expect(BadWeights.Failed == 1 && BadWeights.Error == HalfLifeMessage, "Recall Memories (Async) with Half Life 0 fails, saying why");
+		if (BadWeights.Error != HalfLifeMessage)
+		{
+			std::printf("  got \"%s\"\n", Utf8(BadWeights.Error).c_str());
+		}
 		TakeLog();
 	}
 

@@ -2,12 +2,16 @@
 // Tag, owners, payloads, filters, Upsert, Remove, Clear, Contains, Count, Get
 // Memory Vector, Release) run in the stand-in engine on the real libastral,
 // through the scenario the Automation test Astral.Functional.ScopedQuery
-// runs in the engine (Private/Tests/AstralScopedScenario.h). Also checks that
-// the failures it provokes log exactly the messages that test expects.
+// runs in the engine (Private/Tests/AstralScopedScenario.h); then Recall
+// Memories, Touch Memories, Set Memory Importance and the budget pins through
+// the scenario of Astral.Functional.Recall (AstralRecallScenario.h). Also
+// checks that the failures each provokes log exactly the messages its test
+// expects.
 // Usage: unreal_nodes PLUGIN_DIR (holding Binaries/ThirdParty/Astral/Linux/libastral.so)
 #include "AstralBlueprintLibrary.h"
 #include "AstralPlugin.h"
 #include "StubRuntime.h"
+#include "Tests/AstralRecallScenario.h"
 #include "Tests/AstralScopedScenario.h"
 #include "UObject/Package.h"
 
@@ -79,6 +83,35 @@ int main(int argc, char** argv)
 	if (!bSameLog)
 	{
 		for (const FString& Line : Log)
+		{
+			std::printf("  logged: %s\n", Utf8(Line).c_str());
+		}
+	}
+
+	TakeLog();
+	UE::Astral::Tests::Recall::Run([](bool bOk, const FString& What)
+	{
+		++Checks;
+		Failures += bOk ? 0 : 1;
+		std::printf("%s: %s\n", bOk ? "ok" : "FAIL", Utf8(What).c_str());
+	}, PluginDir + TEXT("/Saved/Recall.idx"));
+	TArray<FString> WantRecall;
+	for (const FString& Message : UE::Astral::Tests::Recall::ExpectedErrors())
+	{
+		WantRecall.Add(TEXT("LogAstral: Warning: ") + Message);
+	}
+	const TArray<FString> RecallLog = TakeLog();
+	bool bSameRecallLog = RecallLog.Num() == WantRecall.Num();
+	for (int32 Line = 0; bSameRecallLog && Line < RecallLog.Num(); ++Line)
+	{
+		bSameRecallLog = RecallLog[Line] == WantRecall[Line];
+	}
+	++Checks;
+	Failures += bSameRecallLog ? 0 : 1;
+	std::printf("%s: the recall scenario logs exactly the %d warnings Astral.Functional.Recall expects\n", bSameRecallLog ? "ok" : "FAIL", WantRecall.Num());
+	if (!bSameRecallLog)
+	{
+		for (const FString& Line : RecallLog)
 		{
 			std::printf("  logged: %s\n", Utf8(Line).c_str());
 		}

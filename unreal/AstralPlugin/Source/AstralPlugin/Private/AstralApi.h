@@ -52,7 +52,12 @@ THIRD_PARTY_INCLUDES_END
 	X(astral_index_get_vector) \
 	X(astral_index_set_tag_name) \
 	X(astral_index_get_tag_name) \
-	X(astral_index_find_tag)
+	X(astral_index_find_tag) \
+	X(astral_index_add_memories) \
+	X(astral_index_touch) \
+	X(astral_index_set_importance) \
+	X(astral_index_get_memory) \
+	X(astral_index_query_within)
 
 /** The table: one pointer per function, named as in astral.h. */
 struct FAstralApi

@@ -90,7 +90,7 @@ namespace UE::Astral::BlueprintLibrary
 
 	/** One memory from a node's pins. */
 	static FAstralMemory MakeMemory(int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
-		int64 Owner, const FString& Payload)
+		int64 Owner, const FString& Payload, int64 Time, float Importance)
 	{
 		FAstralMemory Memory;
 		Memory.Id = Id;
@@ -99,7 +99,23 @@ namespace UE::Astral::BlueprintLibrary
 		Memory.GameplayTags = GameplayTags;
 		Memory.Owner = Owner;
 		Memory.Payload = Payload;
+		Memory.Time = Time;
+		Memory.Importance = Importance;
 		return Memory;
+	}
+
+	/** A query node's ids, results and coverage; bComplete and Covered as for an unbudgeted query on failure. */
+	static EAstralOutcome SearchNode(UAstralIndex* Index, const TCHAR* Node, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
+		const FAstralSearchSettings& Settings, bool bIncludePayloads, TArray<FAstralResult>& Results, bool& bComplete, float& Covered, FString& Error)
+	{
+		Results.Reset();
+		Error.Reset();
+		FAstralSearchCoverage Coverage;
+		const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = GetNative(Index, Node, Error);
+		const bool bSucceeded = Native.IsValid() && Native->Search(Vector, K, Filter, Settings, bIncludePayloads, Results, Coverage, Error);
+		bComplete = Coverage.bComplete;
+		Covered = Coverage.Covered;
+		return Outcome(bSucceeded);
 	}
 }
 
@@ -130,7 +146,7 @@ EAstralOutcome UAstralBlueprintLibrary::AddVector(UAstralIndex* Index, int64 Id,
 }
 
 EAstralOutcome UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
-	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
+	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error, int64 Time, float Importance)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Error.Reset();
@@ -139,7 +155,7 @@ EAstralOutcome UAstralBlueprintLibrary::AddMemory(UAstralIndex* Index, int64 Id,
 	{
 		return EAstralOutcome::Failure;
 	}
-	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
+	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload, Time, Importance);
 	return Outcome(Native->AddMemories(&Memory, 1, false, TEXT("Add Memory"), Error));
 }
 
@@ -151,7 +167,7 @@ EAstralOutcome UAstralBlueprintLibrary::AddMemories(UAstralIndex* Index, const T
 }
 
 EAstralOutcome UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags,
-	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error)
+	const FGameplayTagContainer& GameplayTags, int64 Owner, const FString& Payload, FString& Error, int64 Time, float Importance)
 {
 	using namespace UE::Astral::BlueprintLibrary;
 	Error.Reset();
@@ -160,8 +176,22 @@ EAstralOutcome UAstralBlueprintLibrary::UpsertMemory(UAstralIndex* Index, int64 
 	{
 		return EAstralOutcome::Failure;
 	}
-	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload);
+	const FAstralMemory Memory = MakeMemory(Id, Vector, Tags, GameplayTags, Owner, Payload, Time, Importance);
 	return Outcome(Native->AddMemories(&Memory, 1, true, TEXT("Upsert Memory"), Error));
+}
+
+EAstralOutcome UAstralBlueprintLibrary::TouchMemories(UAstralIndex* Index, const TArray<int64>& Ids, int64 Time, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Touch Memories"), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->Touch(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Time, Error));
+}
+
+EAstralOutcome UAstralBlueprintLibrary::SetMemoryImportance(UAstralIndex* Index, const TArray<int64>& Ids, float Importance, FString& Error)
+{
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Set Memory Importance"), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->SetImportance(UE::Astral::BlueprintLibrary::ToNativeIds(Ids), Importance, Error));
 }
 
 EAstralOutcome UAstralBlueprintLibrary::SetMemoryTags(UAstralIndex* Index, int64 Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& Error)
@@ -242,6 +272,15 @@ EAstralOutcome UAstralBlueprintLibrary::GetMemoryPayload(UAstralIndex* Index, in
 	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->GetPayload(static_cast<uint64_t>(Id), Payload, Error));
 }
 
+EAstralOutcome UAstralBlueprintLibrary::GetMemoryTimeAndImportance(UAstralIndex* Index, int64 Id, int64& Time, float& Importance, FString& Error)
+{
+	Time = 0;
+	Importance = 0.0f;
+	Error.Reset();
+	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Get Memory Time and Importance"), Error);
+	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->GetTimeAndImportance(static_cast<uint64_t>(Id), Time, Importance, Error));
+}
+
 EAstralOutcome UAstralBlueprintLibrary::GetStats(UAstralIndex* Index, FAstralStats& Stats, FString& Error)
 {
 	Stats = FAstralStats();
@@ -269,12 +308,23 @@ int64 UAstralBlueprintLibrary::MakeOwnerKey(const UObject* Object)
 }
 
 EAstralOutcome UAstralBlueprintLibrary::FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
-	TArray<FAstralResult>& Results, FString& Error, bool bIncludePayloads)
+	TArray<FAstralResult>& Results, bool& bComplete, float& Covered, FString& Error, bool bIncludePayloads, int32 BudgetMicroseconds)
 {
-	Results.Reset();
-	Error.Reset();
-	const TSharedPtr<FAstralNativeIndex, ESPMode::ThreadSafe> Native = UE::Astral::BlueprintLibrary::GetNative(Index, TEXT("Find Nearest"), Error);
-	return UE::Astral::BlueprintLibrary::Outcome(Native.IsValid() && Native->FindNearest(Vector, K, Filter, bIncludePayloads, Results, Error));
+	FAstralSearchSettings Settings;
+	Settings.BudgetMicroseconds = BudgetMicroseconds;
+	return UE::Astral::BlueprintLibrary::SearchNode(Index, TEXT("Find Nearest"), Vector, K, Filter, Settings, bIncludePayloads, Results, bComplete, Covered, Error);
+}
+
+EAstralOutcome UAstralBlueprintLibrary::RecallMemories(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
+	const FAstralRecallWeights& Weights, int64 Now, TArray<FAstralResult>& Results, bool& bComplete, float& Covered, FString& Error,
+	bool bIncludePayloads, int32 BudgetMicroseconds)
+{
+	FAstralSearchSettings Settings;
+	Settings.bRecall = true;
+	Settings.Weights = Weights;
+	Settings.Now = Now;
+	Settings.BudgetMicroseconds = BudgetMicroseconds;
+	return UE::Astral::BlueprintLibrary::SearchNode(Index, TEXT("Recall Memories"), Vector, K, Filter, Settings, bIncludePayloads, Results, bComplete, Covered, Error);
 }
 
 EAstralOutcome UAstralBlueprintLibrary::FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,

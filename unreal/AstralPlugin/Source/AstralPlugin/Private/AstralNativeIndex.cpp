@@ -230,7 +230,11 @@ bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count,
 	TArray<uint64_t> Owners;
 	TArray<uint32_t> PayloadSizes;
 	TArray<uint8> PayloadBytes;
+	TArray<int64_t> Times;
+	TArray<float> Importances;
 	Ids.SetNumUninitialized(Count);
+	Times.SetNumUninitialized(Count);
+	Importances.SetNumUninitialized(Count);
 	Vectors.SetNumUninitialized(Count * Dimension);
 	Tags.SetNumUninitialized(Count);
 	Owners.SetNumUninitialized(Count);
@@ -238,6 +242,7 @@ bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count,
 	bool bAnyTags = false;
 	bool bAnyOwner = false;
 	bool bAnyPayload = false;
+	bool bAnyRecall = false;
 	for (int32 Row = 0; Row < Count; ++Row)
 	{
 		const FAstralMemory& Memory = Memories[Row];
@@ -266,6 +271,9 @@ bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count,
 		bAnyTags |= Mask != 0;
 		bAnyOwner |= Memory.Owner != 0;
 		bAnyPayload |= Payload.Length() > 0;
+		Times[Row] = Memory.Time;
+		Importances[Row] = Memory.Importance;
+		bAnyRecall |= Memory.Time != 0 || Memory.Importance != 0.0f;
 	}
 	// Pointers into PayloadBytes only once it is whole: appending moves it.
 	TArray<const void*> Payloads;
@@ -279,10 +287,36 @@ bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count,
 			Offset += PayloadSizes[Row];
 		}
 	}
-	const auto Call = bReplace ? GApi.astral_index_upsert : GApi.astral_index_add_ex;
-	const AstralStatus Status = Call(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
-		bAnyTags ? Tags.GetData() : nullptr, bAnyOwner ? Owners.GetData() : nullptr,
-		bAnyPayload ? Payloads.GetData() : nullptr, bAnyPayload ? PayloadSizes.GetData() : nullptr);
+	const uint64_t* TagsArg = bAnyTags ? Tags.GetData() : nullptr;
+	const uint64_t* OwnersArg = bAnyOwner ? Owners.GetData() : nullptr;
+	const void* const* PayloadsArg = bAnyPayload ? Payloads.GetData() : nullptr;
+	const uint32_t* SizesArg = bAnyPayload ? PayloadSizes.GetData() : nullptr;
+	AstralStatus Status = ASTRAL_OK;
+	if (bReplace)
+	{
+		Status = GApi.astral_index_upsert(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
+			TagsArg, OwnersArg, PayloadsArg, SizesArg);
+		// libastral's upsert keeps a replaced record's time and importance and
+		// has no form taking new ones: they are set right after, per record.
+		for (int32 Row = 0; Status == ASTRAL_OK && Row < Count; ++Row)
+		{
+			Status = GApi.astral_index_touch(Index->handle(), &Ids[Row], 1, Times[Row]);
+			if (Status == ASTRAL_OK)
+			{
+				Status = GApi.astral_index_set_importance(Index->handle(), &Ids[Row], 1, Importances[Row]);
+			}
+		}
+	}
+	else if (bAnyRecall)
+	{
+		Status = GApi.astral_index_add_memories(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
+			TagsArg, OwnersArg, PayloadsArg, SizesArg, Times.GetData(), Importances.GetData());
+	}
+	else
+	{
+		Status = GApi.astral_index_add_ex(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
+			TagsArg, OwnersArg, PayloadsArg, SizesArg);
+	}
 	return NativeIndex::Check(Status, What, OutError);
 }
 
@@ -295,6 +329,28 @@ bool FAstralNativeIndex::SetTags(uint64_t Id, const TArray<FName>& Tags, const F
 	}
 	const astral::Status Status = Index->set_tags(astral::Span<const uint64_t>(&Id, 1), astral::Span<const uint64_t>(&Mask, 1));
 	return UE::Astral::NativeIndex::Check(Status.code(), TEXT("Set Memory Tags"), OutError);
+}
+
+bool FAstralNativeIndex::Touch(const TArray<uint64_t>& Ids, int64 Time, FString& OutError)
+{
+	const AstralStatus Status = UE::Astral::GApi.astral_index_touch(Index->handle(), Ids.GetData(), static_cast<size_t>(Ids.Num()), Time);
+	return UE::Astral::NativeIndex::Check(Status, TEXT("Touch Memories"), OutError);
+}
+
+bool FAstralNativeIndex::SetImportance(const TArray<uint64_t>& Ids, float Importance, FString& OutError)
+{
+	const AstralStatus Status = UE::Astral::GApi.astral_index_set_importance(Index->handle(), Ids.GetData(), static_cast<size_t>(Ids.Num()), Importance);
+	return UE::Astral::NativeIndex::Check(Status, TEXT("Set Memory Importance"), OutError);
+}
+
+bool FAstralNativeIndex::GetTimeAndImportance(uint64_t Id, int64& OutTime, float& OutImportance, FString& OutError) const
+{
+	int64_t Time = 0;
+	float Importance = 0.0f;
+	const AstralStatus Status = UE::Astral::GApi.astral_index_get_memory(Index->handle(), Id, &Time, &Importance);
+	OutTime = Status == ASTRAL_OK ? static_cast<int64>(Time) : 0;
+	OutImportance = Status == ASTRAL_OK ? Importance : 0.0f;
+	return UE::Astral::NativeIndex::Check(Status, TEXT("Get Memory Time and Importance"), OutError);
 }
 
 bool FAstralNativeIndex::Remove(const TArray<uint64_t>& Ids, FString& OutError)
@@ -564,9 +620,50 @@ namespace UE::Astral::NativeIndex
 bool FAstralNativeIndex::FindNearest(const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, bool bWithPayloads,
 	TArray<FAstralResult>& OutResults, FString& OutError) const
 {
+	FAstralSearchCoverage Coverage;
+	return Search(Vector, K, Filter, FAstralSearchSettings(), bWithPayloads, OutResults, Coverage, OutError);
+}
+
+double FAstralNativeIndex::DecayPerUnit(double HalfLife)
+{
+	check(HalfLife > 0.0);
+	return FMath::Pow(0.5, 1.0 / HalfLife);
+}
+
+namespace UE::Astral::NativeIndex
+{
+	/** Puts Settings' ranking into Options; false with OutError set when the weights cannot rank. */
+	static bool PlanRanking(const FAstralSearchSettings& Settings, const TCHAR* What, AstralQueryOptions& Options, FString& OutError)
+	{
+		const FAstralRecallWeights& Weights = Settings.Weights;
+		if (!FMath::IsFinite(Weights.Relevance) || !FMath::IsFinite(Weights.Recency) || !FMath::IsFinite(Weights.Importance))
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: the weights must be finite (Relevance %g, Recency %g, Importance %g)"),
+				What, Weights.Relevance, Weights.Recency, Weights.Importance));
+		}
+		// A half-life of 0 or below (or NaN) has no decay rate; it matters only when recency is weighed.
+		const bool bHalfLifeValid = Weights.HalfLife > 0.0;
+		if (Weights.Recency != 0.0f && !bHalfLifeValid)
+		{
+			return Fail(OutError, FString::Printf(TEXT("Astral %s: Half Life is %g; it must be above 0 when the Recency weight is not 0"),
+				What, Weights.HalfLife));
+		}
+		Options.rank_relevance = Weights.Relevance;
+		Options.rank_recency = Weights.Recency;
+		Options.rank_importance = Weights.Importance;
+		Options.rank_decay = bHalfLifeValid ? FAstralNativeIndex::DecayPerUnit(Weights.HalfLife) : 1.0;
+		Options.rank_now = Settings.Now;
+		return true;
+	}
+}
+
+bool FAstralNativeIndex::Search(const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, const FAstralSearchSettings& Settings,
+	bool bWithPayloads, TArray<FAstralResult>& OutResults, FAstralSearchCoverage& OutCoverage, FString& OutError) const
+{
 	using namespace UE::Astral::NativeIndex;
-	const TCHAR* What = TEXT("Find Nearest");
+	const TCHAR* What = Settings.bRecall ? TEXT("Recall Memories") : TEXT("Find Nearest");
 	OutResults.Reset();
+	OutCoverage = FAstralSearchCoverage();
 	FQueryPlan Plan;
 	const auto Lookup = [this, What, &OutError](const TArray<FName>& Names, const FGameplayTagContainer& Tags, uint64_t& Mask, int32& Unknown)
 	{
@@ -575,6 +672,14 @@ bool FAstralNativeIndex::FindNearest(const TArray<float>& Vector, int32 K, const
 	if (!PlanQuery(K, Filter, What, Lookup, Plan, OutError))
 	{
 		return false;
+	}
+	if (Settings.bRecall && !PlanRanking(Settings, What, Plan.Options, OutError))
+	{
+		return false;
+	}
+	if (Settings.BudgetMicroseconds < 0)
+	{
+		return UE::Astral::Fail(OutError, FString::Printf(TEXT("Astral %s: Budget Microseconds is %lld, below 0"), What, Settings.BudgetMicroseconds));
 	}
 	if (Vector.Num() != GetDimension())
 	{
@@ -589,17 +694,34 @@ bool FAstralNativeIndex::FindNearest(const TArray<float>& Vector, int32 K, const
 	TArray<AstralResult> Native;
 	Native.SetNumUninitialized(K);
 	uint32 Count = 0;
-	const astral::Status Status = Index->query(astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())), Plan.Options,
-		astral::Span<AstralResult>(Native.GetData(), static_cast<size_t>(K)), Count);
-	if (!Status)
+	AstralStatus Status = ASTRAL_OK;
+	if (Settings.BudgetMicroseconds == 0)
 	{
-		return Check(Status.code(), What, OutError);
+		Status = Index->query(astral::Span<const float>(Vector.GetData(), static_cast<size_t>(Vector.Num())), Plan.Options,
+			astral::Span<AstralResult>(Native.GetData(), static_cast<size_t>(K)), Count).code();
+	}
+	else
+	{
+		AstralBudgetReport Report{};
+		Report.struct_size = static_cast<uint32_t>(sizeof(Report));
+		Status = UE::Astral::GApi.astral_index_query_within(Index->handle(), Vector.GetData(), static_cast<size_t>(Vector.Num()), &Plan.Options,
+			static_cast<uint64_t>(Settings.BudgetMicroseconds), Native.GetData(), static_cast<size_t>(K), &Count, &Report);
+		if (Status == ASTRAL_OK)
+		{
+			OutCoverage.bComplete = Report.complete != 0;
+			OutCoverage.Covered = static_cast<float>(Report.covered);
+		}
+	}
+	if (Status != ASTRAL_OK)
+	{
+		return Check(Status, What, OutError);
 	}
 	OutResults.Reserve(static_cast<int32>(Count));
 	ToResults(Native, 0, static_cast<int32>(Count), OutResults);
 	if (bWithPayloads && !FillPayloads(OutResults, What, OutError))
 	{
 		OutResults.Reset();
+		OutCoverage = FAstralSearchCoverage();
 		return false;
 	}
 	return true;

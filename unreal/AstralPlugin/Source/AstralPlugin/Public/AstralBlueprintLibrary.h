@@ -43,14 +43,16 @@ public:
 	 * Stores Vector under Id with what a query can filter on and get back:
 	 * Tags and Gameplay Tags (names; a name new to the index takes its lowest
 	 * free tag bit, 64 in all), Owner (0 = none) and Payload (text returned
-	 * with each hit, up to 4,096 bytes of UTF-8). Fails if Id is already stored.
+	 * with each hit, up to 4,096 bytes of UTF-8), and what Recall Memories
+	 * ranks by: Time (on the game's clock, in the unit it chooses: seconds of
+	 * game time, frame ticks) and Importance. Fails if Id is already stored.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
-		AdvancedDisplay = "GameplayTags", Keywords = "astral insert store remember embedding tag owner payload"))
+		AdvancedDisplay = "GameplayTags", Keywords = "astral insert store remember embedding tag owner payload time importance"))
 	static EAstralOutcome AddMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
-		int64 Owner, const FString& Payload, FString& Error);
+		int64 Owner, const FString& Payload, FString& Error, int64 Time = 0, float Importance = 0.0f);
 
-	/** Add Memory for many at once, all or nothing: faster than one node per memory. */
+	/** Add Memory for many at once (each with its Time and Importance), all or nothing: faster than one node per memory. */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Add Memories (Batch)",
 		Keywords = "astral insert store remember batch many"))
 	static EAstralOutcome AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error);
@@ -58,11 +60,27 @@ public:
 	/**
 	 * Add Memory that replaces Id if stored: vector, tags, owner and payload
 	 * change in one step, so a query never sees Id missing or half-changed.
+	 * Time and Importance are set right after (libastral's upsert takes none):
+	 * a query in between sees the new vector with the old ones.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
 		AdvancedDisplay = "GameplayTags", Keywords = "astral replace update overwrite set memory"))
 	static EAstralOutcome UpsertMemory(UAstralIndex* Index, int64 Id, const TArray<float>& Vector, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags,
-		int64 Owner, const FString& Payload, FString& Error);
+		int64 Owner, const FString& Payload, FString& Error, int64 Time = 0, float Importance = 0.0f);
+
+	/**
+	 * Sets the Time of every one of Ids to Time, e.g. when the character
+	 * recalls or uses them, so Recall Memories finds them recent again.
+	 * All or nothing: if one is not stored, none changes.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue",
+		Keywords = "astral time recent use refresh recall recency"))
+	static EAstralOutcome TouchMemories(UAstralIndex* Index, const TArray<int64>& Ids, int64 Time, FString& Error);
+
+	/** Sets the Importance of every one of Ids, all or nothing: if one is not stored, none changes. */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue",
+		Keywords = "astral importance weight priority salience"))
+	static EAstralOutcome SetMemoryImportance(UAstralIndex* Index, const TArray<int64>& Ids, float Importance, FString& Error);
 
 	/** Replaces the tags of stored Id without re-adding its vector (names as in Add Memory). */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags",
@@ -114,6 +132,11 @@ public:
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral read text key payload"))
 	static EAstralOutcome GetMemoryPayload(UAstralIndex* Index, int64 Id, FString& Payload, FString& Error);
 
+	/** The Time and Importance stored with Id (0 for a memory added without them, or loaded from a file saved before they existed). */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Get Memory Time and Importance",
+		Keywords = "astral read time importance recency"))
+	static EAstralOutcome GetMemoryTimeAndImportance(UAstralIndex* Index, int64 Id, int64& Time, float& Importance, FString& Error);
+
 	/** What the index holds and how it searches. */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", DisplayName = "Get Index Stats",
 		Keywords = "astral memory bytes kernel info"))
@@ -135,21 +158,42 @@ public:
 	 * The K memories nearest to Vector that pass Filter, best first (fewer if
 	 * fewer pass); K is 1 to 1024. Each result carries its payload unless
 	 * Include Payloads is off (one library call per hit less).
+	 * Budget Microseconds above 0: the search returns by then with the best
+	 * it found (a flat index scans a spread sample, HNSW stops expanding),
+	 * Complete false and Covered the share it looked at; a budget it keeps
+	 * to gives exactly the unbudgeted results. 0: no budget (Complete true,
+	 * Covered 1). Payloads are read after the budget.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
-		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar recall nearest neighbor"))
+		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar recall nearest neighbor budget frame"))
 	static EAstralOutcome FindNearest(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, TArray<FAstralResult>& Results,
-		FString& Error, bool bIncludePayloads = true);
+		bool& bComplete, float& Covered, FString& Error, bool bIncludePayloads = true, int32 BudgetMicroseconds = 0);
 
 	/**
 	 * Find Nearest for each of Queries in one pass over the memories, Filter
-	 * applying to all. Results holds every query's hits in turn, best first:
+	 * applying to all; no time budget. Results holds every query's hits in turn, best first:
 	 * Counts[i] hits for query i, after those of the queries before it.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter",
 		DisplayName = "Find Nearest (Batch)", AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search knn similar batch many"))
 	static EAstralOutcome FindNearestBatch(UAstralIndex* Index, const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter,
 		TArray<FAstralResult>& Results, TArray<int32>& Counts, FString& Error, bool bIncludePayloads = true);
+
+	/**
+	 * The K memories that pass Filter with the best Weights.Relevance x
+	 * similarity to Vector + Weights.Recency x 0.5^((Now - Time) / Half Life)
+	 * + Weights.Importance x Importance, best first. Now is the present on the
+	 * memories' clock (the game's time, in the unit of their Time). Score
+	 * holds that sum. With Recency and Importance 0 it is Find Nearest,
+	 * results and scores alike. Fails when Recency is not 0 and Half Life is
+	 * not above 0. A flat index ranks every memory exactly; HNSW ranks a
+	 * widened set of similar candidates. Budget Microseconds as Find Nearest.
+	 */
+	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter,Weights",
+		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search recall remember memory recent important rank budget"))
+	static EAstralOutcome RecallMemories(UAstralIndex* Index, const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter,
+		const FAstralRecallWeights& Weights, int64 Now, TArray<FAstralResult>& Results, bool& bComplete, float& Covered, FString& Error,
+		bool bIncludePayloads = true, int32 BudgetMicroseconds = 0);
 
 	// ---- Astral|Persistence --------------------------------------------
 
@@ -158,7 +202,7 @@ public:
 	 * FilePath is under the project's Saved folder (FPaths::ProjectSavedDir()).
 	 * Crash-safe: the new file replaces the old one only once whole, so a crash
 	 * leaves one or the other. Adds and removes on other threads wait for it.
-	 * Tags, owners, payloads and tag names are saved too.
+	 * Tags, owners, payloads, times, importances and tag names are saved too.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Persistence", meta = (ExpandEnumAsExecs = "ReturnValue", Keywords = "astral write store disk"))
 	static EAstralOutcome SaveIndexToFile(UAstralIndex* Index, const FString& FilePath, FString& Error);

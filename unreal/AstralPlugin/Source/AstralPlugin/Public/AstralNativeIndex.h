@@ -18,6 +18,30 @@ namespace astral
 using FAstralQueryCallback = TUniqueFunction<void(bool bSuccess, TArray<FAstralResult>&& Results, FString&& Error)>;
 
 /**
+ * What Recall Memories and the budget pins add to a plain query. The
+ * defaults are Find Nearest: ranked by similarity, no time budget.
+ */
+struct FAstralSearchSettings
+{
+	/** Rank by Weights (similarity, recency, importance) at time Now; off: by similarity alone. */
+	bool bRecall = false;
+	FAstralRecallWeights Weights;
+	/** The present on the memories' clock: recency is 1 for a memory of Time Now. */
+	int64 Now = 0;
+	/** Microseconds the search may take before it returns its best so far; 0: no budget. */
+	int64 BudgetMicroseconds = 0;
+};
+
+/** How much of the index a query looked at: all of it unless a budget ran out. */
+struct FAstralSearchCoverage
+{
+	/** True when the search finished: the results are those without a budget. */
+	bool bComplete = true;
+	/** The share of records (flat) or graph expansions (HNSW) it covered, 0 to 1; 1 when complete. */
+	float Covered = 1.0f;
+};
+
+/**
  * Owns one libastral index. Thread-safe: every method may run on any thread,
  * several at once, on one index (libastral serializes writers; queries run
  * beside them and see each write whole or not at all). Share it with
@@ -75,6 +99,22 @@ public:
 	 */
 	bool AddMemories(const FAstralMemory* Memories, int32 Count, bool bReplace, const TCHAR* What, FString& OutError);
 
+	/** Sets the Time of every one of Ids (e.g. when the character recalls them), all or nothing. */
+	bool Touch(const TArray<uint64_t>& Ids, int64 Time, FString& OutError);
+
+	/** Sets the Importance of every one of Ids, all or nothing. */
+	bool SetImportance(const TArray<uint64_t>& Ids, float Importance, FString& OutError);
+
+	/** The Time and Importance stored with Id. */
+	bool GetTimeAndImportance(uint64_t Id, int64& OutTime, float& OutImportance, FString& OutError) const;
+
+	/**
+	 * The per-unit recency decay of a half-life: 0.5^(1 / HalfLife), so that
+	 * decay^(Now - Time) halves every HalfLife. The one place the plugin
+	 * converts; HalfLife must be above 0.
+	 */
+	static double DecayPerUnit(double HalfLife);
+
 	/** Replaces one stored record's tags; its vector and the rest stay. */
 	bool SetTags(uint64_t Id, const TArray<FName>& Tags, const FGameplayTagContainer& GameplayTags, FString& OutError);
 
@@ -108,6 +148,14 @@ public:
 	 */
 	bool FindNearest(const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, bool bWithPayloads,
 		TArray<FAstralResult>& OutResults, FString& OutError) const;
+
+	/**
+	 * FindNearest ranked and timed as Settings says: by Settings.Weights when
+	 * bRecall (failing as "Recall Memories"), within BudgetMicroseconds when
+	 * it is above 0. OutCoverage tells whether the budget cut the search short.
+	 */
+	bool Search(const TArray<float>& Vector, int32 K, const FAstralQueryFilter& Filter, const FAstralSearchSettings& Settings, bool bWithPayloads,
+		TArray<FAstralResult>& OutResults, FAstralSearchCoverage& OutCoverage, FString& OutError) const;
 
 	/** FindNearest for each of Queries in one pass: OutCounts[i] hits for query i, in turn. */
 	bool FindNearestBatch(const TArray<FAstralVector>& Queries, int32 K, const FAstralQueryFilter& Filter, bool bWithPayloads,

@@ -141,7 +141,8 @@ struct ASTRALPLUGIN_API FAstralVector
  * One memory to store: its vector and what a query can filter on or get
  * back. Tags and Gameplay Tags together name the record's tags (the index
  * holds 64 distinct names); Owner 0 is none; Payload travels as UTF-8, up
- * to 4,096 bytes.
+ * to 4,096 bytes. Time and Importance are what Recall Memories ranks by
+ * beside similarity.
  */
 USTRUCT(BlueprintType)
 struct ASTRALPLUGIN_API FAstralMemory
@@ -169,6 +170,51 @@ struct ASTRALPLUGIN_API FAstralMemory
 	/** Returned with every hit on it: the memory's text, a row name, a key. */
 	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
 	FString Payload;
+
+	/**
+	 * When it was formed or last used, on the game's own clock: the game
+	 * picks the unit (seconds of game time, frame ticks, turns) and uses the
+	 * same one for Touch Memories, Recall Memories' Now and its Half Life.
+	 */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	int64 Time = 0;
+
+	/** How much it matters, weighed by Recall Memories; 0 to 1 keeps it on the scale of a cosine similarity. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	float Importance = 0.0f;
+};
+
+/**
+ * How Recall Memories ranks: each memory scores Relevance x similarity +
+ * Recency x 0.5^((Now - Time) / Half Life) + Importance x its Importance,
+ * and the K best scores win. With Recency and Importance 0 it is Find
+ * Nearest. The defaults weigh the three terms alike, as the generative
+ * agents' memory retrieval does.
+ */
+USTRUCT(BlueprintType)
+struct ASTRALPLUGIN_API FAstralRecallWeights
+{
+	GENERATED_BODY()
+
+	/** Weight of the similarity to the query (the index's metric score). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	float Relevance = 1.0f;
+
+	/** Weight of how recent the memory is: 1 at Now, halving every Half Life. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	float Recency = 1.0f;
+
+	/** Weight of the memory's Importance. */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	float Importance = 1.0f;
+
+	/**
+	 * Time after which recency has halved, in the unit of the memories'
+	 * Time (3600: an hour when Time counts seconds). Above 0 whenever
+	 * Recency is not 0.
+	 */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral", meta = (ClampMin = "0"))
+	double HalfLife = 3600.0;
 };
 
 /**
@@ -233,7 +279,7 @@ struct ASTRALPLUGIN_API FAstralResult
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	int64 Id = 0;
 
-	/** Its score under the index's metric. */
+	/** Its score under the index's metric; from Recall Memories, the weighted sum it was ranked by. */
 	UPROPERTY(BlueprintReadOnly, Category = "Astral")
 	float Score = 0.0f;
 

@@ -14,6 +14,7 @@
 #include "HAL/PlatformTime.h"
 #include "Misc/AutomationTest.h"
 #include "Misc/Paths.h"
+#include "Tests/AstralRecallScenario.h"
 #include "Tests/AstralScopedScenario.h"
 #include "Tests/AstralTestHelpers.h"
 #include "UObject/Package.h"
@@ -110,8 +111,8 @@ namespace UE::Astral::Tests::Functional
 			TArray<FAstralResult> Got;
 			FString WantError;
 			FString GotError;
-			const bool bWant = UAstralBlueprintLibrary::FindNearest(Expected, Vector, 4, FAstralQueryFilter(), Want, WantError) == EAstralOutcome::Success;
-			const bool bGot = UAstralBlueprintLibrary::FindNearest(Actual, Vector, 4, FAstralQueryFilter(), Got, GotError) == EAstralOutcome::Success;
+			const bool bWant = UAstralBlueprintLibrary::FindNearest(Expected, Vector, 4, FAstralQueryFilter(), Want, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), WantError) == EAstralOutcome::Success;
+			const bool bGot = UAstralBlueprintLibrary::FindNearest(Actual, Vector, 4, FAstralQueryFilter(), Got, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), GotError) == EAstralOutcome::Success;
 			if (!Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the original: %s"), What, QueryIndex, *WantError), bWant)
 				|| !Test.TestTrue(*FString::Printf(TEXT("%s: query %d on the loaded index: %s"), What, QueryIndex, *GotError), bGot)
 				|| !Test.TestEqual(*FString::Printf(TEXT("%s: query %d, as many hits"), What, QueryIndex), Got.Num(), Want.Num()))
@@ -150,7 +151,7 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 
 	FString Error;
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("Query returns K hits"), Results.Num(), 2))
 	{
 		TestEqual(TEXT("the nearest is the same direction"), Results[0].Id, static_cast<int64>(10));
@@ -159,11 +160,11 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 		TestTrue(TEXT("best first"), Results[0].Score >= Results[1].Score);
 	}
 
-	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query with K above the count"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 10, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 	TestEqual(TEXT("as many hits as stored vectors"), Results.Num(), 4);
 
 	TestTrue(TEXT("Remove"), UAstralBlueprintLibrary::RemoveMemories(Index, { 10 }, Error) == EAstralOutcome::Success);
-	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query after Remove"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the removed id is gone"), Results[0].Id, static_cast<int64>(13));
@@ -182,7 +183,7 @@ bool FAstralAddQueryRemoveTest::RunTest(const FString& /*Parameters*/)
 
 	// Ids keep all 64 bits through int64, negative ones too.
 	TestTrue(TEXT("Add a negative id"), UAstralBlueprintLibrary::AddVector(Index, -5, { 0.0f, 0.0f, 0.0f, 1.0f }, Error) == EAstralOutcome::Success);
-	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::FindNearest(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("Query for it"), UAstralBlueprintLibrary::FindNearest(Index, { 0.0f, 0.0f, 0.0f, 1.0f }, 1, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 	if (TestEqual(TEXT("one hit"), Results.Num(), 1))
 	{
 		TestEqual(TEXT("the negative id comes back"), Results[0].Id, static_cast<int64>(-5));
@@ -227,7 +228,7 @@ bool FAstralQueryBatchTest::RunTest(const FString& /*Parameters*/)
 	for (int32 Query = 0; Query < 2 && Counts.Num() == 2 && Results.Num() == 6; ++Query)
 	{
 		TArray<FAstralResult> Single;
-		TestTrue(TEXT("Find Nearest"), UAstralBlueprintLibrary::FindNearest(Index, Queries[Query].Values, 3, FAstralQueryFilter(), Single, Error) == EAstralOutcome::Success);
+		TestTrue(TEXT("Find Nearest"), UAstralBlueprintLibrary::FindNearest(Index, Queries[Query].Values, 3, FAstralQueryFilter(), Single, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 		TestEqual(TEXT("count"), Counts[Query], Single.Num());
 		for (int32 Hit = 0; Hit < Single.Num(); ++Hit)
 		{
@@ -297,7 +298,7 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 	ExpectFailure(*this, TEXT("Remove Memories from None"), TEXT("Astral Remove Memories: Index is None"),
 		[&](FString& E) { return UAstralBlueprintLibrary::RemoveMemories(nullptr, { 1 }, E); });
 	ExpectFailure(*this, TEXT("Find Nearest on None"), TEXT("Astral Find Nearest: Index is None"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(nullptr, Good, 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(nullptr, Good, 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	ExpectFailure(*this, TEXT("Find Nearest (Batch) on None"), TEXT("Astral Find Nearest (Batch): Index is None"),
 		[&](FString& E) { return UAstralBlueprintLibrary::FindNearestBatch(nullptr, { Row(Good) }, 1, All, Results, Counts, E); });
 	ExpectFailure(*this, TEXT("Get Index Stats of None"), TEXT("Astral Get Index Stats: Index is None"),
@@ -305,7 +306,7 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 
 	UAstralIndex* Unmade = NewObject<UAstralIndex>(GetTransientPackage());
 	ExpectFailure(*this, TEXT("Find Nearest on an index not made by Create Index"), TEXT("Astral Find Nearest: Index was not made by Create Index or a Load Index node"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Unmade, Good, 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Unmade, Good, 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 
 	UAstralIndex* Index = Functional::MakeSmallIndex(*this);
 	if (Index == nullptr)
@@ -344,18 +345,18 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 	ExpectFailure(*this, TEXT("Remove Memory, an id never stored"), TEXT("Astral Remove Memory: id not found: astral_index_remove: astral: id not found: id 999"),
 		[&](FString& E) { return UAstralBlueprintLibrary::RemoveMemory(Index, 999, E); });
 	ExpectFailure(*this, TEXT("Find Nearest, K 0"), TEXT("Astral Find Nearest: K is 0, not 1 to 1024"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 0, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 0, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	TestEqual(TEXT("no results after a failure"), Results.Num(), 0);
 	ExpectFailure(*this, TEXT("Find Nearest, K above the limit"), TEXT("Astral Find Nearest: K is 1025, not 1 to 1024"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, ASTRAL_MAX_K + 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, ASTRAL_MAX_K + 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	ExpectFailure(*this, TEXT("Find Nearest, negative K"), TEXT("Astral Find Nearest: K is -3, not 1 to 1024"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, -3, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, -3, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	ExpectFailure(*this, TEXT("Find Nearest, wrong dimension"), TEXT("Astral Find Nearest: the vector has 2 floats, not the index's dimension 4"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f }, 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f }, 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	TestEqual(TEXT("no results after a failed query"), Results.Num(), 0);
 	ExpectFailure(*this, TEXT("Find Nearest, NaN"),
 		TEXT("Astral Find Nearest: non-finite value: astral_index_query_ex: astral: non-finite value: query holds NaN or Inf"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Vec(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f), 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Vec(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f, 0.0f), 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	ExpectFailure(*this, TEXT("Find Nearest (Batch), a short query"), TEXT("Astral Find Nearest (Batch): query 1 has 1 floats, not the index's dimension 4"),
 		[&](FString& E) { return UAstralBlueprintLibrary::FindNearestBatch(Index, { Row(Good), Row({ 1.0f }) }, 1, All, Results, Counts, E); });
 	TestEqual(TEXT("no counts after a failed batch"), Counts.Num(), 0);
@@ -367,12 +368,12 @@ bool FAstralBadInputTest::RunTest(const FString& /*Parameters*/)
 	{
 		TestEqual(TEXT("still the four vectors"), Stats.Count, static_cast<int64>(4));
 	}
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 
 	// Released: every node on it fails, saying so.
 	TestTrue(TEXT("Release Index"), UAstralBlueprintLibrary::ReleaseIndex(Index, Error) == EAstralOutcome::Success);
 	ExpectFailure(*this, TEXT("Find Nearest on a released index"), TEXT("Astral Find Nearest: Index was released (Release Index)"),
-		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, E); });
+		[&](FString& E) { return UAstralBlueprintLibrary::FindNearest(Index, Good, 1, All, Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), E); });
 	ExpectFailure(*this, TEXT("Release Index twice"), TEXT("Astral Release Index: Index was released (Release Index)"),
 		[&](FString& E) { return UAstralBlueprintLibrary::ReleaseIndex(Index, E); });
 	return true;
@@ -416,7 +417,7 @@ bool FAstralStorageKindsTest::RunTest(const FString& /*Parameters*/)
 			}
 			TestTrue(*FString::Printf(TEXT("Add Memories, %s"), *What), UAstralBlueprintLibrary::AddMemories(Index, Memories, Error) == EAstralOutcome::Success);
 			TArray<FAstralResult> Results;
-			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+			TestTrue(*FString::Printf(TEXT("Query, %s"), *What), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 2, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 			if (TestEqual(*FString::Printf(TEXT("two hits, %s"), *What), Results.Num(), 2))
 			{
 				TestEqual(*FString::Printf(TEXT("a stored vector finds itself, %s"), *What), Results[0].Id, static_cast<int64>(10));
@@ -674,7 +675,7 @@ bool FAstralSaveLoadBadInputTest::RunTest(const FString& /*Parameters*/)
 
 	// The failed calls changed nothing.
 	TArray<FAstralResult> Results;
-	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, Error) == EAstralOutcome::Success);
+	TestTrue(TEXT("the index still answers"), UAstralBlueprintLibrary::FindNearest(Index, { 1.0f, 0.0f, 0.0f, 0.0f }, 1, FAstralQueryFilter(), Results, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) == EAstralOutcome::Success);
 	return true;
 }
 
@@ -705,6 +706,27 @@ bool FAstralScopedQueryTest::RunTest(const FString& /*Parameters*/)
 	return true;
 }
 
+IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralRecallTest, "Astral.Functional.Recall",
+	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
+
+bool FAstralRecallTest::RunTest(const FString& /*Parameters*/)
+{
+	using namespace UE::Astral::Tests;
+
+	if (!RequireAstral(*this))
+	{
+		return false;
+	}
+	// The scenario's deliberate failures, each logged once; unreal_nodes checks the same lines on the real library.
+	for (const FString& Expected : Recall::ExpectedErrors())
+	{
+		AddExpectedError(Expected, EAutomationExpectedErrorFlags::Exact, 1, false);
+	}
+	const FString SavePath = FPaths::Combine(FPaths::ConvertRelativePathToFull(FPaths::ProjectSavedDir()), TEXT("Astral/Tests/Recall.idx"));
+	Recall::Run([this](bool bOk, const FString& What) { TestTrue(What, bOk); }, SavePath);
+	return true;
+}
+
 IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralAsyncQueryTest, "Astral.Functional.AsyncQuery",
 	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ProductFilter)
 
@@ -724,7 +746,7 @@ bool FAstralAsyncQueryTest::RunTest(const FString& /*Parameters*/)
 	const TArray<float> Vector = { 0.0f, 1.0f, 0.0f, 0.0f };
 	TArray<FAstralResult> Expected;
 	FString Error;
-	if (UAstralBlueprintLibrary::FindNearest(Index, Vector, 3, FAstralQueryFilter(), Expected, Error) != EAstralOutcome::Success)
+	if (UAstralBlueprintLibrary::FindNearest(Index, Vector, 3, FAstralQueryFilter(), Expected, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error) != EAstralOutcome::Success)
 	{
 		AddError(Error);
 		return false;

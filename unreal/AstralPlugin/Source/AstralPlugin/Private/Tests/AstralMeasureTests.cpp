@@ -12,6 +12,7 @@
 #include "AstralNativeIndex.h"
 #include "Misc/AutomationTest.h"
 #include "Tests/AstralTestHelpers.h"
+#include "Tests/AstralScopedScenario.h"
 
 IMPLEMENT_SIMPLE_AUTOMATION_TEST(FAstralRecallAt10Test, "Astral.Recall.At10",
 	EAutomationTestFlags::EditorContext | EAutomationTestFlags::ClientContext | EAutomationTestFlags::ProductFilter)
@@ -59,7 +60,7 @@ bool FAstralRecallAt10Test::RunTest(const FString& /*Parameters*/)
 		const TArray<float> Vector(Fixture.query(static_cast<std::size_t>(QueryIndex)), Dimension);
 		TArray<FAstralResult> Hits;
 		FString Error;
-		if (UAstralBlueprintLibrary::FindNearest(Index, Vector, static_cast<int32>(K), FAstralQueryFilter(), Hits, Error, false) != EAstralOutcome::Success)
+		if (UAstralBlueprintLibrary::FindNearest(Index, Vector, static_cast<int32>(K), FAstralQueryFilter(), Hits, UE::Astral::Tests::Unread<bool>(), UE::Astral::Tests::Unread<float>(), Error, false) != EAstralOutcome::Success)
 		{
 			AddError(Error);
 			return false;

@@ -13,6 +13,17 @@
 #include "AstralNativeIndex.h"
 #include "GameplayTagContainer.h"
 
+namespace UE::Astral::Tests
+{
+	/** Somewhere to put a node's outputs a check does not read (e.g. Find Nearest's Complete and Covered). Game thread. */
+	template <typename T>
+	T& Unread()
+	{
+		static T Value{};
+		return Value;
+	}
+}
+
 namespace UE::Astral::Tests::Scoped
 {
 	/** Expect(bOk, What): a check that must hold. */
@@ -38,7 +49,7 @@ namespace UE::Astral::Tests::Scoped
 	{
 		TArray<FAstralResult> Results;
 		FString Error;
-		if (UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, Filter, Results, Error) != EAstralOutcome::Success)
+		if (UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, Filter, Results, Unread<bool>(), Unread<float>(), Error) != EAstralOutcome::Success)
 		{
 			return TEXT("failed: ") + Error;
 		}
@@ -149,7 +160,7 @@ namespace UE::Astral::Tests::Scoped
 				TEXT("each hit carries its payload, UTF-8 round trip included"));
 		}
 		TArray<FAstralResult> Bare;
-		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 1, FAstralQueryFilter(), Bare, Error, false) == EAstralOutcome::Success && Bare.Num() == 1
+		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 1, FAstralQueryFilter(), Bare, Unread<bool>(), Unread<float>(), Error, false) == EAstralOutcome::Success && Bare.Num() == 1
 			&& Bare[0].Payload.IsEmpty(), TEXT("Include Payloads off: no payload"));
 
 		struct FCase
@@ -256,7 +267,7 @@ namespace UE::Astral::Tests::Scoped
 		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 2, Vec(0.0f, 0.0f, 1.0f, 0.0f), Threat, NoTags, A, TEXT("moved"), Error) == EAstralOutcome::Success, TEXT("Upsert Memory 2: ") + Error);
 		Expect(UAstralBlueprintLibrary::UpsertMemory(Index, 5, Vec(0.0f, 0.0f, 0.0f, 1.0f), NoNames, NoTags, 0, TEXT("new"), Error) == EAstralOutcome::Success, TEXT("Upsert Memory 5 (not stored: added): ") + Error);
 		TArray<FAstralResult> Moved;
-		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(0.0f, 0.0f, 1.0f, 0.0f), 1, FAstralQueryFilter(), Moved, Error) == EAstralOutcome::Success && Moved.Num() == 1
+		Expect(UAstralBlueprintLibrary::FindNearest(Index, Vec(0.0f, 0.0f, 1.0f, 0.0f), 1, FAstralQueryFilter(), Moved, Unread<bool>(), Unread<float>(), Error) == EAstralOutcome::Success && Moved.Num() == 1
 			&& Moved[0].Id == 2 && Moved[0].Payload == TEXT("moved"), TEXT("Upsert: 2 is found where it moved, with its new payload"));
 		F = FAstralQueryFilter();
 		F.AllTags = Threat;
