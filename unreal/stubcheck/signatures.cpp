@@ -57,8 +57,6 @@ ASTRAL_SIGNATURE(bool (IFileManager::*)(const TCHAR*, bool), IFileManager::MakeD
 ASTRAL_SIGNATURE(double (*)(), FPlatformTime::Seconds);
 // Runtime/Core/GenericPlatform/FGenericPlatformMath/Pow: static double Pow(double A, double B)
 ASTRAL_SIGNATURE(double (*)(double, double), FMath::Pow);
-// Runtime/Core/GenericPlatform/FGenericPlatformMath/IsFinite: static bool IsFinite(double A)
-ASTRAL_SIGNATURE(bool (*)(double), FMath::IsFinite);
 // Runtime/Core/HAL/FMemory/Memcmp: static int32 Memcmp(const void* Buf1, const void* Buf2, SIZE_T Count)
 ASTRAL_SIGNATURE(int32 (*)(const void*, const void*, SIZE_T), FMemory::Memcmp);
 // Runtime/Core/IsInGameThread: bool IsInGameThread()

@@ -26,8 +26,4 @@ struct FMath
 	{
 		return std::pow(A, B);
 	}
-	static bool IsFinite(double A)
-	{
-		return std::isfinite(A);
-	}
 };

@@ -636,12 +636,9 @@ namespace UE::Astral::NativeIndex
 	static bool PlanRanking(const FAstralSearchSettings& Settings, const TCHAR* What, AstralQueryOptions& Options, FString& OutError)
 	{
 		const FAstralRecallWeights& Weights = Settings.Weights;
-		if (!FMath::IsFinite(Weights.Relevance) || !FMath::IsFinite(Weights.Recency) || !FMath::IsFinite(Weights.Importance))
-		{
-			return Fail(OutError, FString::Printf(TEXT("Astral %s: the weights must be finite (Relevance %g, Recency %g, Importance %g)"),
-				What, Weights.Relevance, Weights.Recency, Weights.Importance));
-		}
-		// A half-life of 0 or below (or NaN) has no decay rate; it matters only when recency is weighed.
+		// libastral checks the weights (finite, 0 or more) and the metric; the
+		// half-life is the plugin's own input. One of 0 or below (or NaN) has
+		// no decay rate; it matters only when recency is weighed.
 		const bool bHalfLifeValid = Weights.HalfLife > 0.0;
 		if (Weights.Recency != 0.0f && !bHalfLifeValid)
 		{

@@ -184,10 +184,11 @@ public:
 	 * similarity to Vector + Weights.Recency x 0.5^((Now - Time) / Half Life)
 	 * + Weights.Importance x Importance, best first. Now is the present on the
 	 * memories' clock (the game's time, in the unit of their Time). Score
-	 * holds that sum. With Recency and Importance 0 it is Find Nearest,
-	 * results and scores alike. Fails when Recency is not 0 and Half Life is
-	 * not above 0. A flat index ranks every memory exactly; HNSW ranks a
-	 * widened set of similar candidates. Budget Microseconds as Find Nearest.
+	 * holds that sum; a Time after Now counts as Now. With Recency and
+	 * Importance 0 it is Find Nearest, results and scores alike. Fails when
+	 * Recency is not 0 and Half Life is not above 0, for a negative weight,
+	 * and on an L2 index. A flat index ranks every memory exactly; HNSW ranks
+	 * a widened set of similar candidates. Budget Microseconds as Find Nearest.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Query", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Filter,Weights",
 		AdvancedDisplay = "bIncludePayloads", Keywords = "astral query search recall remember memory recent important rank budget"))

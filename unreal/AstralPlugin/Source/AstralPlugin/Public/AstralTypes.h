@@ -188,24 +188,24 @@ struct ASTRALPLUGIN_API FAstralMemory
  * How Recall Memories ranks: each memory scores Relevance x similarity +
  * Recency x 0.5^((Now - Time) / Half Life) + Importance x its Importance,
  * and the K best scores win. With Recency and Importance 0 it is Find
- * Nearest. The defaults weigh the three terms alike, as the generative
- * agents' memory retrieval does.
+ * Nearest. Weights are 0 or above. The defaults weigh the three terms
+ * alike, as the generative agents' memory retrieval does.
  */
 USTRUCT(BlueprintType)
 struct ASTRALPLUGIN_API FAstralRecallWeights
 {
 	GENERATED_BODY()
 
-	/** Weight of the similarity to the query (the index's metric score). */
-	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	/** Weight of the similarity to the query (the index's metric score: Cosine or Dot). */
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral", meta = (ClampMin = "0"))
 	float Relevance = 1.0f;
 
 	/** Weight of how recent the memory is: 1 at Now, halving every Half Life. */
-	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral", meta = (ClampMin = "0"))
 	float Recency = 1.0f;
 
 	/** Weight of the memory's Importance. */
-	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral")
+	UPROPERTY(EditAnywhere, BlueprintReadWrite, Category = "Astral", meta = (ClampMin = "0"))
 	float Importance = 1.0f;
 
 	/**

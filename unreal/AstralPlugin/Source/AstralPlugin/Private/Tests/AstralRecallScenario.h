@@ -26,6 +26,8 @@ namespace UE::Astral::Tests::Recall
 			TEXT("Astral Recall Memories: Half Life is 0; it must be above 0 when the Recency weight is not 0"),
 			TEXT("Astral Recall Memories: Half Life is -5; it must be above 0 when the Recency weight is not 0"),
 			TEXT("Astral Find Nearest: Budget Microseconds is -1, below 0"),
+			TEXT("Astral Recall Memories: invalid argument: astral_index_query_ex: astral: invalid argument: rank importance weight -1: want a finite value, 0 or more"),
+			TEXT("Astral Recall Memories: invalid argument: astral_index_query_ex: astral: invalid argument: ranking needs a similarity that grows with closeness: cosine or dot, not l2"),
 			TEXT("Astral Touch Memories: id not found: astral_index_touch: astral: id not found: id 99"),
 			TEXT("Astral Set Memory Importance: id not found: astral_index_set_importance: astral: id not found: id 99"),
 			TEXT("Astral Get Memory Time and Importance: id not found: astral_index_get_memory: astral: id not found: id 99"),
@@ -195,11 +197,21 @@ namespace UE::Astral::Tests::Recall
 			None, bComplete, Covered, Error), Messages[1], TEXT("recency with Half Life -5"));
 		ExpectFailure(UAstralBlueprintLibrary::FindNearest(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, FAstralQueryFilter(), None, bComplete, Covered, Error, true, -1),
 			Messages[2], TEXT("a negative budget"));
-		ExpectFailure(UAstralBlueprintLibrary::TouchMemories(Index, { 1, 99 }, 5, Error), Messages[3], TEXT("Touch Memories with an id not stored"));
-		ExpectFailure(UAstralBlueprintLibrary::SetMemoryImportance(Index, { 99, 1 }, 5.0f, Error), Messages[4], TEXT("Set Memory Importance with an id not stored"));
+		ExpectFailure(UAstralBlueprintLibrary::RecallMemories(Index, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, FAstralQueryFilter(), Weights(1.0f, 0.0f, -1.0f), 1000,
+			None, bComplete, Covered, Error), Messages[3], TEXT("a negative weight"));
+		UAstralIndex* L2 = nullptr;
+		FAstralIndexOptions L2Options = Options;
+		L2Options.Metric = EAstralMetric::L2;
+		Expect(UAstralBlueprintLibrary::CreateIndex(4, L2Options, L2, Error) == EAstralOutcome::Success
+			&& UAstralBlueprintLibrary::AddMemory(L2, 1, Vec(1.0f, 0.0f, 0.0f, 0.0f), NoNames, NoTags, 0, FString(), Error, 0, 1.0f) == EAstralOutcome::Success,
+			TEXT("an L2 index with a memory"));
+		ExpectFailure(UAstralBlueprintLibrary::RecallMemories(L2, Vec(1.0f, 0.0f, 0.0f, 0.0f), 10, FAstralQueryFilter(), Weights(1.0f, 0.0f, 1.0f), 1000,
+			None, bComplete, Covered, Error), Messages[4], TEXT("ranking an L2 index"));
+		ExpectFailure(UAstralBlueprintLibrary::TouchMemories(Index, { 1, 99 }, 5, Error), Messages[5], TEXT("Touch Memories with an id not stored"));
+		ExpectFailure(UAstralBlueprintLibrary::SetMemoryImportance(Index, { 99, 1 }, 5.0f, Error), Messages[6], TEXT("Set Memory Importance with an id not stored"));
 		int64 Time = -1;
 		float Importance = -1.0f;
-		ExpectFailure(UAstralBlueprintLibrary::GetMemoryTimeAndImportance(Index, 99, Time, Importance, Error), Messages[5],
+		ExpectFailure(UAstralBlueprintLibrary::GetMemoryTimeAndImportance(Index, 99, Time, Importance, Error), Messages[7],
 			TEXT("Get Memory Time and Importance of an id not stored"));
 		Expect(Time == 0 && Importance == 0.0f, TEXT("a failed Get Memory Time and Importance gives 0 and 0"));
 		Got = TimeAndImportance(Index, 1);
