@@ -49,7 +49,7 @@ func BenchmarkRescore(b *testing.B) {
 	kc := x.candidates(10)
 	out := c.candBuffer(1, kc)
 	f := x.live.(flatStructure)
-	x.prepare(c, f.queryBuffer(c, 1), 0, q)
+	x.prepare(c, f, f.queryBuffer(c, 1), 0, q)
 	f.search(c, nil, nil, 1, kc, 0, out, c.counts[:1])
 	cands := append([]Result(nil), out[:c.counts[0]]...)
 	tmp := make([]Result, len(cands))

@@ -128,11 +128,14 @@ func newIndex(rt *Runtime, c Config) (*Index, error) {
 	return x, nil
 }
 
-// emptyStructure returns an empty graph for KindHNSW, else an empty flat
-// index.
+// emptyStructure returns an empty graph for KindHNSW, an untrained IVF
+// index for KindIVF, else an empty flat index.
 func (x *Index) emptyStructure(kind Kind) (structure, error) {
-	if kind == KindHNSW {
+	switch kind {
+	case KindHNSW:
 		return x.newGraph()
+	case KindIVF:
+		return x.newIVF(), nil
 	}
 	return flatStructure{flat.New(x.kern, x.adjust)}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/ivf"
 	"github.com/astral-engine/astral/kernel"
 )
 
@@ -44,6 +45,11 @@ const (
 	// KindHNSW walks a graph: approximate, for indexes too large to scan
 	// within a frame.
 	KindHNSW Kind = 2
+	// KindIVF scans the NProbe partitions (of NList, k-means) nearest
+	// each query: approximate, for indexes too large for HNSW's build
+	// time or memory. It needs training data: until TrainSize(NList)
+	// records are stored it scans them exactly, then trains on them once.
+	KindIVF Kind = 3
 )
 
 func (k Kind) String() string {
@@ -54,6 +60,8 @@ func (k Kind) String() string {
 		return "flat"
 	case KindHNSW:
 		return "hnsw"
+	case KindIVF:
+		return "ivf"
 	}
 	return "unknown"
 }
@@ -105,6 +113,10 @@ type Config struct {
 	// compact records and returns the k best by their scores against it.
 	Rerank       Storage
 	RerankFactor int
+	// IVF: partitions made by training, partitions each query scans, and
+	// the seed of the training sample and first centroids.
+	NList, NProbe int
+	IVFSeed       uint64
 }
 
 // The bounds and defaults of the options; 0 in an option that has a
@@ -122,7 +134,31 @@ const (
 	DefaultEfSearch = 128
 	// MaxEf bounds efConstruction and efSearch.
 	MaxEf = hnsw.MaxEf
+	// DefaultNList: IVF partitions (the 1M-record configuration measured
+	// in docs/IVF.md). MaxNList bounds it.
+	DefaultNList = 1024
+	MaxNList     = ivf.MaxNList
 )
+
+// DefaultNProbe is the partitions a query scans unless WithIVF says
+// otherwise: 3/64 of nlist, at least 1 (48 of 1024, recall 0.963 at 1M in
+// docs/IVF.md).
+func DefaultNProbe(nlist int) int { return max(1, nlist*3/64) }
+
+// TrainSize is how many records an IVF index of nlist partitions stores
+// before it trains: 39 per partition (k-means needs several points per
+// centroid), at least 4096.
+func TrainSize(nlist int) int { return max(39*nlist, 4096) }
+
+// WithIVF sets an IVF index's partition count (1 to MaxNList; 0 for
+// DefaultNList) and how many a query scans (1 to nlist; 0 for
+// DefaultNProbe(nlist)).
+func WithIVF(nlist, nprobe int) Option {
+	return func(c *Config) { c.NList, c.NProbe = nlist, nprobe }
+}
+
+// WithIVFSeed sets the seed of IVF training (sample and first centroids).
+func WithIVFSeed(seed uint64) Option { return func(c *Config) { c.IVFSeed = seed } }
 
 // WithHNSW sets the graph's M (2 to MaxM; 0 for DefaultM) and
 // efConstruction (M to MaxEf; 0 for DefaultEfConstruction).
@@ -179,6 +215,8 @@ const (
 	SettingEfConstruction
 	SettingEfSearch
 	SettingFlatLimitBytes
+	SettingNList
+	SettingNProbe
 )
 
 func (s Setting) String() string {
@@ -203,6 +241,10 @@ func (s Setting) String() string {
 		return "efSearch"
 	case SettingFlatLimitBytes:
 		return "flat limit bytes"
+	case SettingNList:
+		return "nlist"
+	case SettingNProbe:
+		return "nprobe"
 	}
 	return "unknown setting"
 }
@@ -271,7 +313,7 @@ func (c *Config) check(fresh bool) error {
 		return bad(SettingDim, int64(c.Dim), "1 to %d", MaxDim)
 	case c.Metric != Cosine && c.Metric != Dot && c.Metric != L2:
 		return bad(SettingMetric, int64(c.Metric), "")
-	case c.Kind > KindHNSW:
+	case c.Kind > KindIVF:
 		return bad(SettingKind, int64(c.Kind), "")
 	case !c.Storage.Valid():
 		return bad(SettingStorage, int64(c.Storage), "")
@@ -293,6 +335,10 @@ func (c *Config) check(fresh bool) error {
 		return bad(SettingEfSearch, int64(c.EfSearch), "1 to %d%s", MaxEf, or0(DefaultEfSearch))
 	case c.FlatLimitBytes < 0:
 		return bad(SettingFlatLimitBytes, c.FlatLimitBytes, "0 or more")
+	case c.Kind == KindIVF && (c.NList < 1 || c.NList > MaxNList):
+		return bad(SettingNList, int64(c.NList), "1 to %d%s", MaxNList, or0(DefaultNList))
+	case c.Kind == KindIVF && (c.NProbe < 1 || c.NProbe > c.NList):
+		return bad(SettingNProbe, int64(c.NProbe), "1 to nlist (%d)%s", c.NList, or0(DefaultNProbe(c.NList)))
 	}
 	return nil
 }
@@ -310,6 +356,12 @@ func (c *Config) withDefaults() {
 	}
 	if c.EfSearch == 0 {
 		c.EfSearch = DefaultEfSearch
+	}
+	if c.Kind == KindIVF && c.NList == 0 {
+		c.NList = DefaultNList
+	}
+	if c.Kind == KindIVF && c.NProbe == 0 {
+		c.NProbe = DefaultNProbe(c.NList)
 	}
 	if c.Rerank != 0 && c.RerankFactor == 0 {
 		c.RerankFactor = DefaultRerankFactor

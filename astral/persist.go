@@ -115,6 +115,9 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 	if err := x.Verify(); err != nil {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
+	if _, ok := x.live.(*ivfStructure); ok {
+		return 0, fmt.Errorf("astral: saving an IVF index (no file sections for it yet): %w", errors.ErrUnsupported)
+	}
 	if g, ok := x.live.(graphStructure); ok {
 		err := g.View(func(v *hnsw.View) error {
 			var err error

@@ -16,6 +16,9 @@ type scopedPlan struct {
 	// holdsAttrs: cands is an owner's posting, read under attrs.mu held
 	// shared until the search ends.
 	holdsAttrs bool
+	// share is the estimated share of records that pass the filter under
+	// PlanScan: an IVF index widens its probes by its inverse.
+	share float64
 }
 
 const (
@@ -97,7 +100,7 @@ func (x *Index) plan(c *queryCtx, s structure, kc, ef int) scopedPlan {
 	x.attrs.mu.RUnlock()
 	sp.cands, sp.holdsAttrs = nil, false
 	if s.kind() != KindHNSW {
-		sp.plan = PlanScan
+		sp.plan, sp.share = PlanScan, share
 		return sp
 	}
 	if share < exactShare {

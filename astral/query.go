@@ -1,6 +1,8 @@
 package astral
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/astral-engine/astral/flat"
@@ -8,6 +10,7 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/ivf"
 )
 
 // queryCtx is the scratch of one query (or batch) in flight.
@@ -30,6 +33,7 @@ type queryCtx struct {
 	fDirect     match.Filter // f without the condition its direct plan's candidates meet
 	allow, deny []uint64
 	es          *hnsw.ExactSearcher
+	is          *ivf.Searcher // an IVF index's, made with the context
 	// The call's ranking, when on (ranked).
 	ranked bool
 	scorer rank.Scorer
@@ -49,7 +53,11 @@ func (x *Index) getCtx() *queryCtx {
 		return c
 	}
 	x.ctxMu.Unlock()
-	return &queryCtx{s: flat.NewSearcher(x.rt.Threads() + 1), q: make([]float32, x.cfg.Dim)}
+	c := &queryCtx{s: flat.NewSearcher(x.rt.Threads() + 1), q: make([]float32, x.cfg.Dim)}
+	if x.cfg.Kind == KindIVF {
+		c.is = ivf.NewSearcher(x.rt.Threads() + 1)
+	}
+	return c
 }
 
 func (x *Index) putCtx(c *queryCtx) {
@@ -186,6 +194,9 @@ func (x *Index) checkRank(r *Rank) error {
 	if (r.Recency != 0 || r.Importance != 0) && x.cfg.Metric == L2 {
 		return errorf(ErrInvalidArgument, "ranking needs a similarity that grows with closeness: cosine or dot, not l2")
 	}
+	if (r.Recency != 0 || r.Importance != 0) && x.cfg.Kind == KindIVF {
+		return fmt.Errorf("astral: ranking is not available for IVF indexes yet: %w", errors.ErrUnsupported)
+	}
 	return nil
 }
 
@@ -228,9 +239,9 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef in
 	ef = max(ef, kc)
 	s := x.live
 	qs := s.queryBuffer(c, m)
-	dim, ql := x.cfg.Dim, x.kern.QueryLen()
+	dim, ql := x.cfg.Dim, s.queryLen()
 	for j := 0; j < m; j++ {
-		x.prepare(c, qs[j*ql:(j+1)*ql], j, queries[j*dim:(j+1)*dim])
+		x.prepare(c, s, qs[j*ql:(j+1)*ql], j, queries[j*dim:(j+1)*dim])
 	}
 	var plan Plan
 	if c.ranked {
@@ -260,10 +271,10 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef in
 	return plan, nil
 }
 
-// prepare lays q out into dst (QueryLen values) as the metric needs, and
+// prepare lays q out into dst (s.queryLen values) as the metric needs, and
 // keeps what query j of the batch needs afterwards: |q|² for L2 and the
 // layout for the rerank copy.
-func (x *Index) prepare(c *queryCtx, dst []float32, j int, q []float32) {
+func (x *Index) prepare(c *queryCtx, s structure, dst []float32, j int, q []float32) {
 	copy(c.q, q)
 	switch x.cfg.Metric {
 	case Cosine:
@@ -277,7 +288,7 @@ func (x *Index) prepare(c *queryCtx, dst []float32, j int, q []float32) {
 		}
 		c.qnorm[j] = float32(s)
 	}
-	x.kern.PrepareQuery(dst, c.q)
+	s.layQuery(dst, c.q)
 	if x.rerank == nil {
 		return
 	}

@@ -28,9 +28,12 @@ type structure interface {
 	tombstones() int
 	compact(p *pool.Pool)
 
-	// queryBuffer returns room in c for m laid-out queries, one
-	// kernel.QueryLen after another; search answers them.
+	// queryBuffer returns room in c for m laid-out queries, one queryLen
+	// after another; search answers them. layQuery writes one there from
+	// the engine-form query q (unit for cosine, doubled for L2).
 	queryBuffer(c *queryCtx, m int) []float32
+	queryLen() int
+	layQuery(dst, q []float32)
 	// search writes query j's k best, best first, to out[j*k:] and their
 	// number to counts[j]; a graph keeps ef candidates.
 	search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int)
@@ -86,6 +89,8 @@ func (flatStructure) tombstones() int    { return 0 }
 func (flatStructure) compact(*pool.Pool) {}
 
 func (s flatStructure) queryBuffer(c *queryCtx, m int) []float32 { return c.s.QueryBuffer(s.Index, m) }
+func (s flatStructure) queryLen() int                            { return s.Kernel().QueryLen() }
+func (s flatStructure) layQuery(dst, q []float32)                { s.Kernel().PrepareQuery(dst, q) }
 
 // search shares one pass over the records between the m queries.
 func (s flatStructure) search(c *queryCtx, p *pool.Pool, _ []float32, m, k, _ int, out []Result, counts []int) {
@@ -208,6 +213,9 @@ func (s graphStructure) queryBuffer(c *queryCtx, m int) []float32 {
 	}
 	return c.gqs[:m*ql]
 }
+
+func (s graphStructure) queryLen() int             { return s.Kernel().QueryLen() }
+func (s graphStructure) layQuery(dst, q []float32) { s.Kernel().PrepareQuery(dst, q) }
 
 // search walks the graph once per query: a walk reads few records, so
 // there is nothing to share between them.

@@ -1,0 +1,302 @@
+package astral
+
+import (
+	"math"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/match"
+	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/ivf"
+)
+
+// ivfStructure scans the nprobe partitions nearest each query. k-means
+// needs data, so until trainAt records are stored it keeps them in a flat
+// index (exact answers), then trains on all of them at the insert that
+// reaches trainAt and moves them into partitions, once. Writes hold mu
+// alone, as flat's.
+type ivfStructure struct {
+	buf     *flat.Index // the records until training; nil after
+	ix      *ivf.Index  // nil until training
+	nprobe  int
+	trainAt int
+	mk      func() (*ivf.Index, error)
+	// ranks holds the records' times and importances after training, only
+	// those not zero: package ivf has no columns for them yet, and ranked
+	// queries are refused (ErrUnsupported) until it does.
+	ranks map[uint64]rankAttr
+}
+
+type rankAttr struct {
+	time int64
+	imp  float32
+}
+
+func (x *Index) newIVF() *ivfStructure {
+	cfg := ivf.Config{Dim: x.cfg.Dim, NList: x.cfg.NList, Seed: x.cfg.IVFSeed}
+	return &ivfStructure{
+		buf:     flat.New(x.kern, x.adjust),
+		nprobe:  x.cfg.NProbe,
+		trainAt: TrainSize(x.cfg.NList),
+		mk:      func() (*ivf.Index, error) { return ivf.New(x.kern, x.adjust, cfg) },
+	}
+}
+
+func (s *ivfStructure) flat() flatStructure { return flatStructure{s.buf} }
+
+func (s *ivfStructure) Len() int {
+	if s.ix == nil {
+		return s.buf.Len()
+	}
+	return s.ix.Len()
+}
+
+func (s *ivfStructure) Has(id uint64) bool {
+	if s.ix == nil {
+		return s.buf.Has(id)
+	}
+	return s.ix.Has(id)
+}
+
+func (s *ivfStructure) Bytes() int {
+	if s.ix == nil {
+		return s.buf.Bytes()
+	}
+	return s.ix.Bytes()
+}
+
+func (s *ivfStructure) Detach() {
+	if s.ix == nil {
+		s.buf.Detach()
+		return
+	}
+	s.ix.Detach()
+}
+
+func (*ivfStructure) kind() Kind         { return KindIVF }
+func (*ivfStructure) sharedWrites() bool { return false }
+
+func (s *ivfStructure) insert(b *batch, p *pool.Pool) error {
+	if s.ix == nil {
+		if err := s.flat().insert(b, p); err != nil {
+			return err
+		}
+		if s.buf.Len() >= s.trainAt {
+			s.train(p)
+		}
+		return nil
+	}
+	stride := s.ix.Kernel().Stride()
+	for i, id := range b.ids {
+		a := b.attr(i)
+		if err := s.ix.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i], a); err != nil {
+			return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
+		}
+		s.setRank(id, rankAttr{a.Time, a.Importance})
+	}
+	return nil
+}
+
+// setRank keeps id's time and importance, dropping zeros.
+func (s *ivfStructure) setRank(id uint64, a rankAttr) {
+	if a == (rankAttr{}) {
+		delete(s.ranks, id)
+		return
+	}
+	s.ranks[id] = a
+}
+
+// withRank is a with id's time and importance.
+func (s *ivfStructure) withRank(id uint64, a match.Attr) match.Attr {
+	r := s.ranks[id]
+	a.Time, a.Importance = r.time, r.imp
+	return a
+}
+
+func (s *ivfStructure) setTime(id uint64, t int64) {
+	if s.ix == nil {
+		s.buf.SetTime(id, t)
+		return
+	}
+	r := s.ranks[id]
+	r.time = t
+	s.setRank(id, r)
+}
+
+func (s *ivfStructure) setImportance(id uint64, v float32) {
+	if s.ix == nil {
+		s.buf.SetImportance(id, v)
+		return
+	}
+	r := s.ranks[id]
+	r.imp = v
+	s.setRank(id, r)
+}
+
+// searchRanked is unreachable: checkRank refuses ranked queries on an IVF
+// index. It answers by similarity, as a ranking of relevance alone would.
+func (s *ivfStructure) searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	s.searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+}
+
+// train builds the partitions from the buffered records, the same for a
+// seed whatever p's worker count. A failure (unreachable: the columns come
+// from one flat index) keeps the buffer, which answers exactly.
+func (s *ivfStructure) train(p *pool.Pool) {
+	ix, err := s.mk()
+	if err != nil {
+		return
+	}
+	ids, recs, adj, scales := s.buf.Snapshot()
+	parts := s.buf.Parts()
+	tags, owners := column(parts.Tags, len(ids)), column(parts.Owners, len(ids))
+	if err := ivf.Build(ix, recs, ids, adj, scales, tags, owners, p); err != nil {
+		return
+	}
+	s.ranks = map[uint64]rankAttr{}
+	for i, id := range ids {
+		var a rankAttr
+		if parts.Times != nil {
+			a.time = parts.Times[i]
+		}
+		if parts.Imps != nil {
+			a.imp = parts.Imps[i]
+		}
+		s.setRank(id, a)
+	}
+	s.ix, s.buf = ix, nil
+}
+
+func (s *ivfStructure) remove(ids []uint64) error {
+	if s.ix == nil {
+		return s.flat().remove(ids)
+	}
+	for _, id := range ids {
+		if err := s.ix.Remove(id); err != nil {
+			return errorf(ErrNotFound, "%v", err) // unreachable: the engine checked the ids
+		}
+		delete(s.ranks, id)
+	}
+	return nil
+}
+
+// A partition compacts itself once a share of it is dead.
+func (*ivfStructure) tombstones() int    { return 0 }
+func (*ivfStructure) compact(*pool.Pool) {}
+
+func (s *ivfStructure) queryBuffer(c *queryCtx, m int) []float32 {
+	if s.ix == nil {
+		return s.flat().queryBuffer(c, m)
+	}
+	return c.is.QueryBuffer(s.ix, m)
+}
+
+// queryLen: the partitions take engine-form queries and lay them out for
+// both the records' and the centroids' kernels themselves.
+func (s *ivfStructure) queryLen() int {
+	if s.ix == nil {
+		return s.buf.Kernel().QueryLen()
+	}
+	return s.ix.Config().Dim
+}
+
+func (s *ivfStructure) layQuery(dst, q []float32) {
+	if s.ix == nil {
+		s.buf.Kernel().PrepareQuery(dst, q)
+		return
+	}
+	copy(dst, q)
+}
+
+func (s *ivfStructure) search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef int, out []Result, counts []int) {
+	if s.ix == nil {
+		s.flat().search(c, p, qs, m, k, ef, out, counts)
+		return
+	}
+	s.ix.Search(c.is, p, m, k, s.nprobe, out, counts)
+}
+
+// searchFiltered scores the candidates directly (PlanDirect, exact) or
+// probes partitions testing each record (PlanScan). A filter passing a
+// share of the records leaves about that share of each partition, so the
+// probes widen by its inverse to find k matches as often as an unfiltered
+// query would; a rare enough filter probes every partition, an exact scan.
+func (s *ivfStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
+	if s.ix == nil {
+		s.flat().searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+		return
+	}
+	if sp.plan == PlanDirect {
+		s.ix.SearchIDs(c.is, p, m, k, sp.cands, f, out, counts)
+		return
+	}
+	s.ix.SearchFiltered(c.is, p, m, k, s.probes(sp.share), f, out, counts)
+}
+
+// probes is nprobe widened for a filter passing share of the records.
+func (s *ivfStructure) probes(share float64) int {
+	nl := s.ix.NList()
+	if share <= 0 {
+		return nl
+	}
+	return int(math.Min(float64(nl), math.Ceil(float64(s.nprobe)/math.Min(share, 1))))
+}
+
+func (*ivfStructure) plainPlan() Plan { return PlanScan }
+
+func (s *ivfStructure) attr(id uint64) (match.Attr, bool) {
+	if s.ix == nil {
+		return s.buf.Attr(id)
+	}
+	a, ok := s.ix.Attr(id)
+	return s.withRank(id, a), ok
+}
+
+func (s *ivfStructure) setTags(id, tags uint64) {
+	if s.ix == nil {
+		s.buf.SetTags(id, tags)
+		return
+	}
+	s.ix.SetTags(id, tags)
+}
+
+func (s *ivfStructure) eachAttr(fn func(id uint64, a match.Attr)) {
+	if s.ix == nil {
+		s.flat().eachAttr(fn)
+		return
+	}
+	s.ix.Each(func(id uint64, a match.Attr) { fn(id, s.withRank(id, a)) })
+}
+
+// entry reads the partition in place: writers hold mu exclusively.
+func (s *ivfStructure) entry(id uint64, _ []byte) ([]byte, float32, float32, bool) {
+	if s.ix == nil {
+		return s.buf.Entry(id)
+	}
+	return s.ix.Entry(id)
+}
+
+func (s *ivfStructure) bytesPerVector() float64 {
+	if s.ix == nil {
+		return s.flat().bytesPerVector()
+	}
+	return s.ix.BytesPerVector()
+}
+
+func (s *ivfStructure) participants(p *pool.Pool) int {
+	if s.ix == nil {
+		return s.buf.Participants(p)
+	}
+	return s.ix.Participants(p)
+}
+
+// IVFStats returns the partitions' statistics and true when the index is
+// an IVF index that has trained (until then it scans its records exactly).
+func (x *Index) IVFStats() (ivf.Stats, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s, ok := x.live.(*ivfStructure)
+	if !ok || s.ix == nil {
+		return ivf.Stats{}, false
+	}
+	return s.ix.Stats(), true
+}
