@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"cmp"
 	"math"
 
 	"github.com/astral-engine/astral/flat"
@@ -36,7 +37,7 @@ func (x *Index) newIVF() *ivfStructure {
 	return &ivfStructure{
 		buf:     flat.New(x.kern, x.adjust),
 		nprobe:  x.cfg.NProbe,
-		trainAt: TrainSize(x.cfg.NList),
+		trainAt: cmp.Or(x.cfg.ivfTrainAt, TrainSize(x.cfg.NList)),
 		mk:      func() (*ivf.Index, error) { return ivf.New(x.kern, x.adjust, cfg) },
 	}
 }

@@ -117,6 +117,8 @@ type Config struct {
 	// the seed of the training sample and first centroids.
 	NList, NProbe int
 	IVFSeed       uint64
+	// ivfTrainAt overrides TrainSize (tests: smaller indexes that train).
+	ivfTrainAt int
 }
 
 // The bounds and defaults of the options; 0 in an option that has a
