@@ -369,3 +369,7 @@ func (c *Config) withDefaults() {
 		c.RerankFactor = DefaultRerankFactor
 	}
 }
+
+// withIVFTrainAt trains an IVF index at n records rather than TrainSize
+// (tests: indexes small enough to build many times).
+func withIVFTrainAt(n int) Option { return func(c *Config) { c.ivfTrainAt = n } }

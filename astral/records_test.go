@@ -105,7 +105,7 @@ func TestClear(t *testing.T) {
 // TestClearMapped: Clear stops using a mapped file, and the index saves
 // and loads empty with its names.
 func TestClearMapped(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		src := withTagNames(t, withAttrs(t, testIndex(t, nil, kind, Cosine, 0, 8), 30))
 		x, err := OpenFile(nil, writeTemp(t, saved(t, src)), VerifyInBackground())
 		require.NoError(t, err)
@@ -405,7 +405,7 @@ func TestTagNames(t *testing.T) {
 // TestTagNamesSurviveSave: names round-trip through every loader, saved
 // files are the same bytes again, and a file without names has none.
 func TestTagNamesSurviveSave(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		x := withTagNames(t, withAttrs(t, testIndex(t, nil, kind, Cosine, 0, 8), 30))
 		file := saved(t, x)
 		h, err := decodeHeader(file[:binary.LittleEndian.Uint32(file[16:])])
@@ -433,7 +433,7 @@ func TestTagNamesSurviveSave(t *testing.T) {
 // attributes and payloads) load every way with no tag names, their
 // records and attributes as the same calls make today.
 func TestVersion3FileLoads(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		file, err := os.ReadFile("testdata/v3-" + kind.String() + ".astral")
 		require.NoError(t, err)
 		require.EqualValues(t, 3, binary.LittleEndian.Uint32(file[8:]))
@@ -468,7 +468,7 @@ func TestVersion3FileLoads(t *testing.T) {
 // TestCorruptTagNames: a tag-names section that disagrees with itself is
 // ErrCorrupt, with a reason, every way.
 func TestCorruptTagNames(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		x := testIndex(t, nil, kind, Cosine, 20, 8)
 		require.NoError(t, x.SetTagName(2, "ab"))
 		require.NoError(t, x.SetTagName(7, "cd"))

@@ -50,7 +50,7 @@ func newScoped(n, dim int, seed uint64) *scoped {
 
 func (s *scoped) index(t testing.TB, rt *Runtime, opts ...Option) *Index {
 	t.Helper()
-	x, err := NewIndex(rt, append([]Option{WithDim(s.dim), WithHNSW(8, 60)}, opts...)...)
+	x, err := NewIndex(rt, append([]Option{WithDim(s.dim), WithHNSW(8, 60), WithIVF(16, 16), withIVFTrainAt(len(s.ids) / 2)}, opts...)...)
 	require.NoError(t, err)
 	require.NoError(t, x.AddWith(s.ids, s.vecs, s.attrs))
 	x.Wait()
@@ -121,7 +121,12 @@ func (s *scoped) filters() map[string]Filter {
 	}
 }
 
-var scopedKinds = []Kind{KindFlat, KindHNSW}
+// scopedKinds: IVF probes every partition here (exact, so every plan
+// meets the reference) and trains at half the records.
+var scopedKinds = []Kind{KindFlat, KindHNSW, KindIVF}
+
+// fileKinds are the kinds an index file holds (IVF has no sections yet).
+var fileKinds = []Kind{KindFlat, KindHNSW}
 
 // TestScopedExactPlansMatchReference: every plan that is exact gives the
 // reference's ids and score bits, in order, for every filter.
@@ -376,7 +381,7 @@ func TestSetTagsAndPayloads(t *testing.T) {
 func TestScopedRoundTrip(t *testing.T) {
 	s := newScoped(sized(1500, 600), 16, 7)
 	rt := newRuntime(t, 1)
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		x := s.index(t, rt, WithKind(kind))
 		require.NoError(t, x.Remove(s.ids[3], s.ids[14]))
 		require.NoError(t, x.SetTags([]uint64{s.ids[20]}, []uint64{1 << 50}))
@@ -487,7 +492,7 @@ func withAttrs(t testing.TB, x *Index, n int) *Index {
 // every way, with empty attributes, answers as before and takes writes
 // with attributes.
 func TestPreviousFormatLoads(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		x := testIndex(t, nil, kind, Cosine, 300, 8)
 		want := answers(t, x, 5)
 		h, bufs, err := fileFormat.FromBytes(saved(t, x), false)
@@ -523,7 +528,7 @@ func TestPreviousFormatLoads(t *testing.T) {
 // TestCorruptPayloads: a payloads section whose inside disagrees with
 // itself or with the index is ErrCorrupt, with a reason, every way.
 func TestCorruptPayloads(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range fileKinds {
 		file := saved(t, withAttrs(t, testIndex(t, nil, kind, Cosine, 0, 8), 40))
 		h, err := decodeHeader(file[:binary.LittleEndian.Uint32(file[16:])])
 		require.NoError(t, err)

@@ -36,7 +36,7 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	vecs := randomVectors(r, n, dim)
 	qs := randomVectors(r, nq, dim)
 	for _, c := range storageCases {
-		for _, kind := range []Kind{KindFlat, KindHNSW} {
+		for _, kind := range []Kind{KindFlat, KindHNSW, KindIVF} {
 			// Graphs are smaller: building them is most of this test's cost
 			// (a third of the astral package's CPU time at 3,000, minutes in
 			// pure Go or under qemu), and 1,500 or even 400 nodes still take
@@ -55,7 +55,7 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
 					var want [][]Result
 					for threads := 0; threads <= 3; threads += 3 {
-						opts := []Option{WithDim(dim), WithMetric(m), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40)}
+						opts := []Option{WithDim(dim), WithMetric(m), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40), WithIVF(24, 5), withIVFTrainAt(n / 2)}
 						if c.rerank != 0 {
 							opts = append(opts, WithRerank(c.rerank, 3))
 						}
@@ -202,8 +202,8 @@ func TestStorageQueryAllocatesNothing(t *testing.T) {
 	vecs, q := randomVectors(r, n, 384), randomVectors(r, 1, 384)
 	qs := randomVectors(r, 20, 384)
 	for _, c := range storageCases {
-		for _, kind := range []Kind{KindFlat, KindHNSW} {
-			opts := []Option{WithDim(384), WithMetric(L2), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40)}
+		for _, kind := range []Kind{KindFlat, KindHNSW, KindIVF} {
+			opts := []Option{WithDim(384), WithMetric(L2), WithKind(kind), WithStorage(c.storage), WithHNSW(8, 40), WithIVF(16, 4), withIVFTrainAt(n / 2)}
 			if c.rerank != 0 {
 				opts = append(opts, WithRerank(c.rerank, 4))
 			}
