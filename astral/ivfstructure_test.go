@@ -1,0 +1,185 @@
+package astral
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestIVFOptions(t *testing.T) {
+	x, err := NewIndex(nil, WithDim(8), WithKind(KindIVF))
+	require.NoError(t, err)
+	require.Equal(t, DefaultNList, x.Config().NList)
+	require.Equal(t, DefaultNProbe(DefaultNList), x.Config().NProbe)
+	require.Equal(t, 48, DefaultNProbe(1024))
+	require.Equal(t, 39*1024, TrainSize(1024))
+	require.Equal(t, 4096, TrainSize(16))
+	for _, c := range []struct {
+		nlist, nprobe int
+		setting       Setting
+	}{
+		{-1, 0, SettingNList}, {MaxNList + 1, 0, SettingNList}, {16, 17, SettingNProbe}, {16, -2, SettingNProbe},
+	} {
+		_, err := NewIndex(nil, WithDim(8), WithKind(KindIVF), WithIVF(c.nlist, c.nprobe))
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		var se *SettingError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, c.setting, se.Setting, "nlist %d nprobe %d", c.nlist, c.nprobe)
+	}
+	// Other kinds ignore the IVF fields.
+	_, err = NewIndex(nil, WithDim(8), WithKind(KindFlat), WithIVF(16, 17))
+	require.NoError(t, err)
+	_, err = NewIndex(nil, WithDim(8), WithKind(KindIVF+1))
+	require.ErrorIs(t, err, ErrInvalidArgument)
+}
+
+// ivfPair is an IVF index and a flat one given the same writes.
+type ivfPair struct{ ivf, flat *Index }
+
+func newIVFPair(t *testing.T, threads int, opts ...Option) ivfPair {
+	t.Helper()
+	x, err := NewIndex(newRuntime(t, threads), append([]Option{WithKind(KindIVF)}, opts...)...)
+	require.NoError(t, err)
+	f, err := NewIndex(nil, append([]Option{WithKind(KindFlat)}, opts...)...)
+	require.NoError(t, err)
+	return ivfPair{x, f}
+}
+
+func (p ivfPair) add(t *testing.T, ids []uint64, vecs []float32, attrs []Attributes) {
+	t.Helper()
+	require.NoError(t, p.ivf.AddWith(ids, vecs, attrs))
+	require.NoError(t, p.flat.AddWith(ids, vecs, attrs))
+}
+
+func (p ivfPair) remove(t *testing.T, ids ...uint64) {
+	t.Helper()
+	require.NoError(t, p.ivf.Remove(ids...))
+	require.NoError(t, p.flat.Remove(ids...))
+}
+
+// same checks that both answer qs alike under f, single and batched.
+func (p ivfPair) same(t *testing.T, qs []float32, dim int, f Filter, msg string) {
+	t.Helper()
+	o := QueryOptions{K: 10, Filter: f}
+	nq := len(qs) / dim
+	counts := make([]int, nq)
+	batch, _, err := p.ivf.QueryBatchWith(nil, counts, qs, o)
+	require.NoError(t, err)
+	for i := range nq {
+		want, _, err := p.flat.QueryWith(nil, qs[i*dim:(i+1)*dim], o)
+		require.NoError(t, err)
+		got, _, err := p.ivf.QueryWith(nil, qs[i*dim:(i+1)*dim], o)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%s: query %d", msg, i)
+		require.Equal(t, want, batch[i*10:i*10+counts[i]], "%s: batch query %d", msg, i)
+	}
+}
+
+// TestIVFTrainsOnceAndProbingAllIsExact: an IVF index answers exactly
+// while it buffers, trains at the Add that reaches its training size, and
+// probing every partition then gives the flat scan's ids and score bits
+// through adds, removes and retags after training.
+func TestIVFTrainsOnceAndProbingAllIsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 4))
+	dim, n, nlist := 64, sized(2400, 1200), 12
+	vecs := randomVectors(r, n, dim)
+	qs := randomVectors(r, 9, dim)
+	ids := seqIDs(1, n)
+	attrs := make([]Attributes, n)
+	for i := range attrs {
+		attrs[i] = Attributes{Owner: uint64(i%5 + 1), Tags: uint64(i % 7)}
+	}
+	for _, m := range []Metric{Cosine, Dot, L2} {
+		p := newIVFPair(t, 2, WithDim(dim), WithMetric(m), WithStorage(Int8), WithIVF(nlist, nlist), withIVFTrainAt(n/2))
+		third := n / 3
+		p.add(t, ids[:third], vecs[:third*dim], attrs[:third])
+		_, trained := p.ivf.IVFStats()
+		require.False(t, trained, "%v: trained before its training size", m)
+		p.same(t, qs, dim, Filter{}, "buffered")
+		p.add(t, ids[third:2*third], vecs[third*dim:2*third*dim], attrs[third:2*third])
+		st, trained := p.ivf.IVFStats()
+		require.True(t, trained, "%v: not trained at its training size", m)
+		require.Equal(t, 2*third, st.Records)
+		require.Equal(t, nlist, st.Partitions)
+		require.Greater(t, st.Share, 0.0)
+		require.Equal(t, KindIVF, p.ivf.Stats().Kind)
+		p.add(t, ids[2*third:], vecs[2*third*dim:], attrs[2*third:])
+		p.remove(t, ids[5], ids[third+1], ids[n-1])
+		require.NoError(t, p.ivf.SetTags(ids[7:9], []uint64{1 << 9, 1 << 9}))
+		require.NoError(t, p.flat.SetTags(ids[7:9], []uint64{1 << 9, 1 << 9}))
+		require.Equal(t, n-3, p.ivf.Len())
+		for name, f := range map[string]Filter{
+			"none": {}, "owner": {Owner: 3}, "tag": {AllTags: 2}, "retagged": {AnyTags: 1 << 9},
+			"allow": {Allow: ids[100:140]}, "deny": {Deny: ids[:50]},
+		} {
+			p.same(t, qs, dim, f, m.String()+"/"+name)
+		}
+		v, err := p.ivf.Vector(ids[10], nil)
+		require.NoError(t, err)
+		w, err := p.flat.Vector(ids[10], nil)
+		require.NoError(t, err)
+		require.Equal(t, w, v)
+	}
+}
+
+// TestIVFPartialProbe: probing a few partitions returns stored matches
+// best first and finds most true neighbours; a rare filter widens the
+// probes to every partition and is exact.
+func TestIVFPartialProbe(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 5))
+	dim, n, nlist := 32, sized(4000, 2000), 16
+	// Clustered points: IVF's case.
+	centres := randomVectors(r, 40, dim)
+	vecs := make([]float32, n*dim)
+	for i := range n {
+		c := centres[(i%40)*dim : (i%40+1)*dim]
+		for j := range dim {
+			vecs[i*dim+j] = c[j] + 0.15*float32(r.NormFloat64())
+		}
+	}
+	qs := randomVectors(r, 20, dim)
+	ids := seqIDs(1, n)
+	attrs := make([]Attributes, n)
+	for i := range attrs {
+		if i%50 == 0 {
+			attrs[i].Tags = 1 // 2 % of the records
+		}
+	}
+	p := newIVFPair(t, 1, WithDim(dim), WithStorage(F32), WithIVF(nlist, 4), withIVFTrainAt(n))
+	p.add(t, ids, vecs, attrs)
+	hits, total := 0, 0
+	for i := range 20 {
+		q := qs[i*dim : (i+1)*dim]
+		want, err := p.flat.Query(nil, q, 10)
+		require.NoError(t, err)
+		got, err := p.ivf.Query(nil, q, 10)
+		require.NoError(t, err)
+		require.Len(t, got, 10)
+		for j, g := range got {
+			if j > 0 {
+				require.LessOrEqual(t, g.Score, got[j-1].Score)
+			}
+			for _, w := range want {
+				if w.ID == g.ID {
+					require.Equal(t, w.Score, g.Score)
+					hits++
+				}
+			}
+		}
+		total += len(want)
+	}
+	t.Logf("recall %.3f", float64(hits)/float64(total))
+	require.GreaterOrEqual(t, float64(hits)/float64(total), 0.6, "recall at nprobe 4 of 16")
+	p.same(t, qs, dim, Filter{AllTags: 1}, "rare tag")
+}
+
+func TestIVFSaveUnsupported(t *testing.T) {
+	x, err := NewIndex(nil, WithDim(4), WithKind(KindIVF), WithIVF(2, 1))
+	require.NoError(t, err)
+	require.NoError(t, x.Add([]uint64{1}, []float32{1, 0, 0, 0}))
+	err = x.Save(io.Discard)
+	require.True(t, errors.Is(err, errors.ErrUnsupported), "%v", err)
+}
