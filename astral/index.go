@@ -44,6 +44,7 @@ type Index struct {
 	writeMu  sync.Mutex
 	mu       sync.RWMutex
 	efSearch atomic.Int32
+	nprobe   atomic.Int32 // an IVF index's partitions per query
 	live     structure
 	// rerank is the second copy of every vector (Config.Rerank), scored by
 	// rkern; nil without one. Its writes hold mu exclusively.
@@ -116,6 +117,7 @@ func newIndex(rt *Runtime, c Config) (*Index, error) {
 	}
 	x := &Index{cfg: c, rt: rt, adjust: adjustOf(c.Metric, c.Storage), kern: k, attrs: newAttrStore()}
 	x.efSearch.Store(int32(c.EfSearch))
+	x.nprobe.Store(int32(c.NProbe))
 	if c.Rerank != 0 {
 		if x.rkern, err = kernel.New(nil, c.Dim, c.Rerank); err != nil {
 			return nil, errorf(ErrInvalidArgument, "%v", err)

@@ -3,6 +3,7 @@ package astral
 import (
 	"cmp"
 	"math"
+	"sync/atomic"
 
 	"github.com/astral-engine/astral/flat"
 	"github.com/astral-engine/astral/internal/match"
@@ -16,9 +17,9 @@ import (
 // reaches trainAt and moves them into partitions, once. Writes hold mu
 // alone, as flat's.
 type ivfStructure struct {
-	buf     *flat.Index // the records until training; nil after
-	ix      *ivf.Index  // nil until training
-	nprobe  int
+	buf     *flat.Index   // the records until training; nil after
+	ix      *ivf.Index    // nil until training
+	nprobe  *atomic.Int32 // the Index's: SetNProbe changes it beside queries
 	trainAt int
 	mk      func() (*ivf.Index, error)
 	// ranks holds the records' times and importances after training, only
@@ -36,7 +37,7 @@ func (x *Index) newIVF() *ivfStructure {
 	cfg := ivf.Config{Dim: x.cfg.Dim, NList: x.cfg.NList, Seed: x.cfg.IVFSeed}
 	return &ivfStructure{
 		buf:     flat.New(x.kern, x.adjust),
-		nprobe:  x.cfg.NProbe,
+		nprobe:  &x.nprobe,
 		trainAt: cmp.Or(x.cfg.ivfTrainAt, TrainSize(x.cfg.NList)),
 		mk:      func() (*ivf.Index, error) { return ivf.New(x.kern, x.adjust, cfg) },
 	}
@@ -213,7 +214,7 @@ func (s *ivfStructure) search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef 
 		s.flat().search(c, p, qs, m, k, ef, out, counts)
 		return
 	}
-	s.ix.Search(c.is, p, m, k, s.nprobe, out, counts)
+	s.ix.Search(c.is, p, m, k, int(s.nprobe.Load()), out, counts)
 }
 
 // searchFiltered scores the candidates directly (PlanDirect, exact) or
@@ -239,7 +240,7 @@ func (s *ivfStructure) probes(share float64) int {
 	if share <= 0 {
 		return nl
 	}
-	return int(math.Min(float64(nl), math.Ceil(float64(s.nprobe)/math.Min(share, 1))))
+	return int(math.Min(float64(nl), math.Ceil(float64(s.nprobe.Load())/math.Min(share, 1))))
 }
 
 func (*ivfStructure) plainPlan() Plan { return PlanScan }
@@ -288,6 +289,20 @@ func (s *ivfStructure) participants(p *pool.Pool) int {
 		return s.buf.Participants(p)
 	}
 	return s.ix.Participants(p)
+}
+
+// SetNProbe sets how many partitions an IVF query scans (1 to NList; a
+// filter widens it): more finds more true neighbours, slower. Other kinds
+// refuse it.
+func (x *Index) SetNProbe(n int) error {
+	if x.cfg.Kind != KindIVF {
+		return errorf(ErrInvalidArgument, "nprobe: a %v index has no partitions", x.cfg.Kind)
+	}
+	if n < 1 || n > x.cfg.NList {
+		return errorf(ErrInvalidArgument, "nprobe %d: want 1 to nlist (%d)", n, x.cfg.NList)
+	}
+	x.nprobe.Store(int32(n))
+	return nil
 }
 
 // IVFStats returns the partitions' statistics and true when the index is

@@ -174,6 +174,11 @@ func TestIVFPartialProbe(t *testing.T) {
 	t.Logf("recall %.3f", float64(hits)/float64(total))
 	require.GreaterOrEqual(t, float64(hits)/float64(total), 0.6, "recall at nprobe 4 of 16")
 	p.same(t, qs, dim, Filter{AllTags: 1}, "rare tag")
+	require.NoError(t, p.ivf.SetNProbe(nlist))
+	p.same(t, qs, dim, Filter{}, "every partition probed")
+	require.ErrorIs(t, p.ivf.SetNProbe(nlist+1), ErrInvalidArgument)
+	require.ErrorIs(t, p.ivf.SetNProbe(0), ErrInvalidArgument)
+	require.ErrorIs(t, p.flat.SetNProbe(1), ErrInvalidArgument)
 }
 
 func TestIVFSaveUnsupported(t *testing.T) {
