@@ -188,3 +188,50 @@ func TestIVFSaveUnsupported(t *testing.T) {
 	err = x.Save(io.Discard)
 	require.True(t, errors.Is(err, errors.ErrUnsupported), "%v", err)
 }
+
+// TestIVFRankingRefusedAttributesKept: a ranked query on an IVF index
+// fails with ErrUnsupported, never a silent answer by similarity alone;
+// times and importances survive training, Touch and SetImportance.
+func TestIVFRankingRefusedAttributesKept(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 6))
+	dim, n := 16, 600
+	vecs := randomVectors(r, n, dim)
+	ids := seqIDs(1, n)
+	attrs := make([]Attributes, n)
+	for i := range attrs {
+		attrs[i] = Attributes{Time: int64(i % 3), Importance: float32(i%4) / 4}
+	}
+	x, err := NewIndex(nil, WithDim(dim), WithKind(KindIVF), WithIVF(8, 2), withIVFTrainAt(n/2))
+	require.NoError(t, err)
+	q := vecs[:dim]
+	for half := range 2 {
+		lo, hi := half*n/2, (half+1)*n/2
+		require.NoError(t, x.AddWith(ids[lo:hi], vecs[lo*dim:hi*dim], attrs[lo:hi]))
+		_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Importance: 1}})
+		require.ErrorIs(t, err, errors.ErrUnsupported)
+		require.ErrorContains(t, err, "ranking is not available for IVF indexes yet")
+		_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Recency: 1, Decay: 0.5}})
+		require.ErrorIs(t, err, errors.ErrUnsupported)
+	}
+	_, trained := x.IVFStats()
+	require.True(t, trained)
+	_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1}})
+	require.NoError(t, err, "relevance alone is the plain search")
+	for _, i := range []int{0, 5, n/2 + 7, n - 1} {
+		a, err := x.Attributes(ids[i])
+		require.NoError(t, err)
+		require.Equal(t, attrs[i].Time, a.Time, "record %d", i)
+		require.Equal(t, attrs[i].Importance, a.Importance, "record %d", i)
+	}
+	require.NoError(t, x.Touch(ids[1:3], 99))
+	require.NoError(t, x.SetImportance(ids[2:4], 0.5))
+	a, err := x.Attributes(ids[2])
+	require.NoError(t, err)
+	require.Equal(t, int64(99), a.Time)
+	require.Equal(t, float32(0.5), a.Importance)
+	require.NoError(t, x.Remove(ids[2]))
+	require.NoError(t, x.AddWith(ids[2:3], vecs[2*dim:3*dim], nil))
+	a, err = x.Attributes(ids[2])
+	require.NoError(t, err)
+	require.Zero(t, a.Time, "a re-added record starts with no time")
+}

@@ -109,7 +109,7 @@ func TestRankedExactPlansMatchReference(t *testing.T) {
 	qs := randomVectors(rand.New(rand.NewPCG(9, 9)), nq, s.dim)
 	filters := s.filters()
 	filters["none"] = Filter{}
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		x := s.index(t, rt, WithKind(kind), WithEfSearch(64))
 		for rname, r := range rankings {
 			for fname, f := range filters {
@@ -134,7 +134,7 @@ func TestRankedExactPlansMatchReference(t *testing.T) {
 func TestRankedZeroWeightsAreAPlainQuery(t *testing.T) {
 	s := withMemories(newScoped(2000, 16, 32), 2)
 	q := s.vecs[5*s.dim : 6*s.dim]
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		x := s.index(t, newRuntime(t, 1), WithKind(kind))
 		plain, _, err := x.QueryWith(nil, q, QueryOptions{K: 20})
 		require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
 	if testing.Short() {
 		ranks = map[string]Rank{"equal": rankings["equal"], "future now": rankings["future now"]}
 	}
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		var want map[string][]Result
 		for threads := 0; threads <= 3; threads++ {
 			x := s.index(t, newRuntime(t, threads), WithKind(kind))
@@ -195,7 +195,7 @@ func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
 func TestRankedQueryAllocatesNothing(t *testing.T) {
 	s := withMemories(newScoped(3000, 32, 34), 4)
 	q := s.vecs[:s.dim]
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		x := s.index(t, newRuntime(t, 2), WithKind(kind))
 		dst := make([]Result, 0, 10)
 		for _, f := range []Filter{{}, {AllTags: 1}, {AllTags: 4}, {Owner: 100}, {Allow: s.ids[:300]}} {
@@ -342,7 +342,7 @@ func rankedAnswers(t testing.TB, x *Index, s *scoped) map[string][]Result {
 func TestRankedRoundTrip(t *testing.T) {
 	s := withMemories(newScoped(sized(1500, 600), 16, 38), 8)
 	rt := newRuntime(t, 1)
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		x := s.index(t, rt, WithKind(kind))
 		require.NoError(t, x.Remove(s.ids[3], s.ids[14]))
 		require.NoError(t, x.Touch([]uint64{s.ids[20], s.ids[21]}, 99999))
@@ -381,7 +381,7 @@ func TestRankedRoundTrip(t *testing.T) {
 // attributes and tag names) load every way with time and importance 0,
 // rank by similarity alone, and save as version 5.
 func TestVersion4FileLoads(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		file, err := os.ReadFile("testdata/v4-" + kind.String() + ".astral")
 		require.NoError(t, err)
 		require.EqualValues(t, 4, binary.LittleEndian.Uint32(file[8:]))
@@ -421,7 +421,7 @@ func TestVersion4FileLoads(t *testing.T) {
 // TestCorruptImportances: a non-finite importance in a file is ErrCorrupt
 // every way, as is a version-5 file without the sections.
 func TestCorruptImportances(t *testing.T) {
-	for _, kind := range scopedKinds {
+	for _, kind := range rankedKinds {
 		s := withMemories(newScoped(30, 8, 39), 9)
 		x := s.index(t, nil, WithKind(kind))
 		file := saved(t, x)
@@ -535,3 +535,6 @@ func TestRankedAutoBeforeAndAfterSwitch(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, overlap(walk, after), 8)
 }
+
+// rankedKinds are the kinds that rank (IVF refuses ranked queries).
+var rankedKinds = []Kind{KindFlat, KindHNSW}
