@@ -84,12 +84,17 @@ type benchRow struct {
 	Covered         float64 `json:"covered"`
 	CompleteQueries int     `json:"complete_queries"`
 	CompleteShare   float64 `json:"complete_share"`
+	// IVF rows (docs/IVF.md): partitions, partitions probed per query,
+	// and the largest partition's share of the records.
+	NList        int     `json:"nlist,omitempty"`
+	NProbe       int     `json:"nprobe,omitempty"`
+	LargestShare float64 `json:"largest_partition_share,omitempty"`
 }
 
 type benchFlags struct {
 	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
-	n, nq, dim, k, runs, m, efConstruction                                         int
-	threads, batch, ef, rerank, postfilter, budgetUs                               []int
+	n, nq, dim, k, runs, m, efConstruction, nlist                                  int
+	threads, batch, ef, rerank, postfilter, budgetUs, nprobe                       []int
 	filters                                                                        []fixture.FilterSpec
 	ranks                                                                          []fixture.RankSpec
 	storages                                                                       []astral.Storage
@@ -110,12 +115,14 @@ curve. Every combination of the comma lists is one row.`,
 		"astral bench --data base.fvecs --queries query.fvecs --index flat --threads 0,1 --json out.json",
 		"astral bench --index-file memories.idx --data spectral --ef 64,128")
 	b := &benchFlags{}
-	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter, ranks, budgetUs string
+	var storages, rerank, rerankStorage, threads, batch, ef, filters, postfilter, ranks, budgetUs, nprobe string
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
 	c.str(&b.indexFile, "index-file", "", "measure this saved index `FILE` instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
-	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
+	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
+	c.num(&b.nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records", astral.MaxNList), "--nlist 256")
+	c.str(&nprobe, "nprobe", "", "IVF: partitions probed per query, values to measure (a comma `LIST`), each 1 to nlist; default 3/64 of nlist", "--nprobe 8,16,32,64")
 	c.num(&b.m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
 	c.num(&b.efConstruction, "ef-construction", 200, fmt.Sprintf("HNSW: candidates kept while inserting, M to %d", astral.MaxEf), "--ef-construction 100")
 	c.str(&ef, "ef", "128", fmt.Sprintf("HNSW: efSearch values to measure (a comma `LIST`), each 1 to %d", astral.MaxEf), "--ef 16,32,64,128,256,512")
@@ -150,6 +157,12 @@ curve. Every combination of the comma lists is one row.`,
 		return nil, err
 	}
 	if b.ef, err = intList("ef", ef); err != nil {
+		return nil, err
+	}
+	if nprobe == "" {
+		nprobe = strconv.Itoa(astral.DefaultNProbe(max(b.nlist, 1)))
+	}
+	if b.nprobe, err = intList("nprobe", nprobe); err != nil {
 		return nil, err
 	}
 	if b.rerank, err = intList("rerank", rerank); err != nil {
@@ -190,6 +203,8 @@ curve. Every combination of the comma lists is one row.`,
 		inRange("runs", []int{b.runs}, 1, 1<<20, "1 or more"),
 		inRange("m", []int{b.m}, 2, astral.MaxM, fmt.Sprintf("2 to %d", astral.MaxM)),
 		inRange("ef-construction", []int{b.efConstruction}, b.m, astral.MaxEf, fmt.Sprintf("M (%d) to %d", b.m, astral.MaxEf)),
+		inRange("nlist", []int{b.nlist}, 1, astral.MaxNList, fmt.Sprintf("1 to %d", astral.MaxNList)),
+		inRange("nprobe", b.nprobe, 1, max(b.nlist, 1), fmt.Sprintf("1 to nlist (%d)", b.nlist)),
 		checkKernel(b.kernel),
 	} {
 		if e != nil {
@@ -255,10 +270,17 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 		}
 		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
 	}
-	if b.index == "flat" {
-		if err := c.refuse("to a flat index (--index flat): it has no graph", "ef", "m", "ef-construction"); err != nil {
+	if b.index == "flat" || b.index == "ivf" {
+		if err := c.refuse("to a "+b.index+" index (--index "+b.index+"): it has no graph", "ef", "m", "ef-construction"); err != nil {
 			return err
 		}
+	}
+	if b.index != "ivf" {
+		if err := c.refuse("without --index ivf: it has no partitions", "nlist", "nprobe"); err != nil {
+			return err
+		}
+	} else if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) {
+		return usagef("--rank with --index ivf: IVF indexes do not rank yet")
 	}
 	if !slices.ContainsFunc(b.rerank, func(r int) bool { return r > 0 }) {
 		if err := c.refuse("without --rerank above 0: there is no rerank copy", "rerank-storage"); err != nil {
@@ -606,7 +628,7 @@ func runBench(args []string) error {
 				ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
 			}
 		}
-		if kind == astral.KindHNSW {
+		if kind == astral.KindHNSW || kind == astral.KindIVF {
 			// The exact point for the recall–latency curve: a serial scan.
 			row, err := measure(ref, set, b, 1, rowQuery{scope: sc.scope, filter: none}, sc.truth[0], exactQ[0], "timing the exact "+storage.String()+" scan")
 			if err != nil {
@@ -623,6 +645,9 @@ func runBench(args []string) error {
 		ref.Close()
 		for _, rerank := range b.rerank {
 			opts := append(base, astral.WithKind(kind), astral.WithHNSW(b.m, b.efConstruction))
+			if kind == astral.KindIVF {
+				opts = append(opts, astral.WithIVF(b.nlist, b.nprobe[0]))
+			}
 			if rerank > 0 {
 				opts = append(opts, astral.WithRerank(b.rerankStorage, rerank))
 			}
@@ -642,16 +667,32 @@ func runBench(args []string) error {
 				if _, ok := rep.ReadCeilingGBps[key]; !ok {
 					rep.ReadCeilingGBps[key] = readCeiling(ceilingBuf, st.Participants)
 				}
-				efs := []int{0}
-				if st.Kind == astral.KindHNSW {
-					efs = b.ef
+				ivs, trained := x.IVFStats()
+				if kind == astral.KindIVF && !trained {
+					x.Close()
+					rt.Close()
+					return usagef("--nlist %d: IVF trains at %d records and the index holds %d: give a smaller --nlist or more records", b.nlist, astral.TrainSize(b.nlist), n)
 				}
-				for _, ef := range efs {
-					if ef > 0 {
-						if err := x.SetEfSearch(ef); err != nil {
-							rt.Close()
-							return err
-						}
+				// The knob each row sweeps: HNSW's ef, IVF's nprobe.
+				knobs := []int{0}
+				switch st.Kind {
+				case astral.KindHNSW:
+					knobs = b.ef
+				case astral.KindIVF:
+					knobs = b.nprobe
+				}
+				for _, knob := range knobs {
+					ef, nprobe := 0, 0
+					var err error
+					switch {
+					case st.Kind == astral.KindIVF:
+						nprobe, err = knob, x.SetNProbe(knob)
+					case knob > 0:
+						ef, err = knob, x.SetEfSearch(knob)
+					}
+					if err != nil {
+						rt.Close()
+						return err
 					}
 					for _, batch := range b.batch {
 						// Every row of the group (the unfiltered one first)
@@ -696,7 +737,7 @@ func runBench(args []string) error {
 							}
 							runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, -1-ri)
 						}
-						label := rowLabel(st.Kind, storage, rerank, threads, ef, batch)
+						label := rowLabel(st.Kind, storage, rerank, threads, ef, nprobe, batch)
 						if len(runners) > 1 {
 							label += fmt.Sprintf(", %d filter rows interleaved", len(runners))
 						}
@@ -717,6 +758,9 @@ func runBench(args []string) error {
 							}
 							row.Index, row.Storage, row.Rerank, row.Threads, row.Participants = st.Kind.String(), storage.String(), rerank, threads, st.Participants
 							row.Ef, row.BuildS, row.BytesPerVector, row.Kernel = ef, buildS, st.BytesPerVector, st.Kernel
+							if trained {
+								row.NList, row.NProbe, row.LargestShare = ivs.Partitions, nprobe, ivs.Share
+							}
 							if rerank > 0 {
 								row.RerankStorage = b.rerankStorage.String()
 							}
@@ -1065,13 +1109,16 @@ func (r *rowRunner) row(set *fixture.Set, k int, q rowQuery, truth [][]int32, ex
 }
 
 // rowLabel names a row in progress lines.
-func rowLabel(kind astral.Kind, storage astral.Storage, rerank, threads, ef, batch int) string {
+func rowLabel(kind astral.Kind, storage astral.Storage, rerank, threads, ef, nprobe, batch int) string {
 	s := fmt.Sprintf("timing %s %s", kind, storage)
 	if rerank > 0 {
 		s += fmt.Sprintf(" rerank ×%d", rerank)
 	}
 	if ef > 0 {
 		s += fmt.Sprintf(" ef %d", ef)
+	}
+	if nprobe > 0 {
+		s += fmt.Sprintf(" nprobe %d", nprobe)
 	}
 	return s + fmt.Sprintf(", %d worker(s), batch %d", threads, batch)
 }
@@ -1108,6 +1155,7 @@ func printTable(rep *benchReport) {
 	scopedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Filter != "" || r.Rank != "" })
 	rankedRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Rank != "" })
 	budgetRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.BudgetUs > 0 })
+	ivfRows := slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.NList > 0 })
 	fmt.Fprintf(stdout, "\n%-5s %-7s %6s %7s %5s %4s %5s %9s %9s %9s %9s %9s %9s %10s %9s %8s %7s %8s %6s",
 		"index", "storage", "rerank", "threads", "part", "ef", "batch", "recall@k", "vs-quant", "p50 µs", "p95 µs", "p99 µs", "mean µs",
 		"qps", "scan GB/s", "ceiling", "allocs", "build s", "B/vec")
@@ -1119,6 +1167,9 @@ func printTable(rep *benchReport) {
 	}
 	if budgetRows {
 		fmt.Fprintf(stdout, "  %7s %7s %9s", "budget", "covered", "complete")
+	}
+	if ivfRows {
+		fmt.Fprintf(stdout, "  %7s %6s %8s", "nlist", "nprobe", "largest")
 	}
 	fmt.Fprintln(stdout)
 	for _, r := range rep.Rows {
@@ -1158,6 +1209,13 @@ func printTable(rep *benchReport) {
 				budget, complete = strconv.Itoa(r.BudgetUs), fmt.Sprintf("%.1f%%", 100*r.CompleteShare)
 			}
 			fmt.Fprintf(stdout, "  %7s %7.3f %9s", budget, r.Covered, complete)
+		}
+		if ivfRows {
+			if r.NList > 0 {
+				fmt.Fprintf(stdout, "  %7d %6d %7.2f%%", r.NList, r.NProbe, 100*r.LargestShare)
+			} else {
+				fmt.Fprintf(stdout, "  %7s %6s %8s", "-", "-", "-")
+			}
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -116,7 +116,7 @@ func benchOpened(b *benchFlags, rep *benchReport, set *fixture.Set, threads int,
 			}
 		}
 		for _, batch := range b.batch {
-			row, err := measure(x, set, b, batch, rowQuery{filter: none}, truth, exactQ, rowLabel(st.Kind, cfg.Storage, cfg.RerankFactor, threads, ef, batch))
+			row, err := measure(x, set, b, batch, rowQuery{filter: none}, truth, exactQ, rowLabel(st.Kind, cfg.Storage, cfg.RerankFactor, threads, ef, 0, batch))
 			if err != nil {
 				return err
 			}

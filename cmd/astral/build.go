@@ -46,6 +46,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if err != nil {
 		return err
 	}
+	if kind == astral.KindIVF {
+		return usagef("--index ivf: IVF indexes cannot be saved yet (the file has no sections for them)")
+	}
 	metric, err := metricOf(metricName)
 	if err != nil {
 		return err

@@ -290,9 +290,9 @@ func rerankStorageOf(s string) (astral.Storage, error) {
 }
 
 func kindOf(s string) (astral.Kind, error) {
-	k, ok := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}[s]
+	k, ok := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW, "ivf": astral.KindIVF}[s]
 	if !ok {
-		return 0, usagef("--index %q: want flat, hnsw or auto", s)
+		return 0, usagef("--index %q: want flat, hnsw, ivf or auto", s)
 	}
 	return k, nil
 }
