@@ -186,7 +186,7 @@ curve. Every combination of the comma lists is one row.`,
 	if b.rerankStorage, err = rerankStorageOf(rerankStorage); err != nil {
 		return nil, err
 	}
-	if _, err := kindOf(b.index); err != nil {
+	if _, err := kindOf(b.index, true); err != nil {
 		return nil, err
 	}
 	if _, err := metricOf(b.metric); err != nil {
@@ -271,7 +271,8 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
 	}
 	if b.index == "flat" || b.index == "ivf" {
-		if err := c.refuse("to a "+b.index+" index (--index "+b.index+"): it has no graph", "ef", "m", "ef-construction"); err != nil {
+		what := map[string]string{"flat": "a flat", "ivf": "an IVF"}[b.index]
+		if err := c.refuse("to "+what+" index (--index "+b.index+"): it has no graph", "ef", "m", "ef-construction"); err != nil {
 			return err
 		}
 	}
@@ -573,7 +574,7 @@ func runBench(args []string) error {
 		return benchIndexFile(b)
 	}
 	metric, _ := metricOf(b.metric)
-	kind, _ := kindOf(b.index)
+	kind, _ := kindOf(b.index, true)
 	set, err := loadData(b)
 	if err != nil {
 		return err

@@ -42,12 +42,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if out == "" {
 		return usagef("--out is required")
 	}
-	kind, err := kindOf(index)
+	kind, err := kindOf(index, false)
 	if err != nil {
 		return err
-	}
-	if kind == astral.KindIVF {
-		return usagef("--index ivf: IVF indexes cannot be saved yet (the file has no sections for them)")
 	}
 	metric, err := metricOf(metricName)
 	if err != nil {
