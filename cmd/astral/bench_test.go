@@ -218,3 +218,27 @@ func TestBenchBudgetRows(t *testing.T) {
 	}
 	assert.Equal(t, map[int]int{0: 8, 1: 4, 50000000: 4}, budgets)
 }
+
+// TestBenchIVF: IVF rows carry nlist, nprobe and the largest partition's
+// share; probing every partition is the exact scan; a filter's rows are
+// measured too.
+func TestBenchIVF(t *testing.T) {
+	rep := benchJSON(t, "--data", "clustered", "--n", "4200", "--nq", "8", "--dim", "24", "--index", "ivf",
+		"--nlist", "32", "--nprobe", "2,32", "--threads", "0,1", "--filter", "none,tags:0.1", "--runs", "1", "--run-seconds", "0")
+	ivfRows := 0
+	for _, r := range rep.Rows {
+		if r.Index != "ivf" {
+			assert.Zero(t, r.NList, "the exact row has no partitions")
+			continue
+		}
+		ivfRows++
+		assert.Equal(t, 32, r.NList)
+		assert.Contains(t, []int{2, 32}, r.NProbe)
+		assert.Greater(t, r.LargestShare, 1.0/32-1e-9)
+		assert.LessOrEqual(t, r.LargestShare, 1.0)
+		if r.NProbe == 32 {
+			assert.Equal(t, 1.0, r.RecallVsExactQuantized, "every partition probed: exact, filter %q", r.Filter)
+		}
+	}
+	assert.Equal(t, 2*2*2, ivfRows, "threads × nprobe × filters")
+}
