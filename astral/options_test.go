@@ -30,7 +30,7 @@ func TestSettingErrors(t *testing.T) {
 	}{
 		{WithDim(MaxDim + 1), SettingDim, "dimension 4097: want 1 to 4096"},
 		{WithMetric(9), SettingMetric, "unknown metric 9"},
-		{WithKind(3), SettingKind, "unknown index kind 3"},
+		{WithKind(4), SettingKind, "unknown index kind 4"},
 		{WithStorage(6), SettingStorage, "unknown storage 6"},
 		{WithRerank(Int8, 2), SettingRerank, "rerank storage 3: want 0 (none), f16 (4) or f32 (5)"},
 		{WithRerank(0, 2), SettingRerankFactor, "rerank factor 2 without a rerank storage"},
