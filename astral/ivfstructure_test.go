@@ -2,6 +2,7 @@ package astral
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -234,4 +235,65 @@ func TestIVFRankingRefusedAttributesKept(t *testing.T) {
 	a, err = x.Attributes(ids[2])
 	require.NoError(t, err)
 	require.Zero(t, a.Time, "a re-added record starts with no time")
+}
+
+// TestIVFConcurrentTrainingAndClear: queries run beside adds that cross the
+// training size, removes, retags and a Clear that returns the index to
+// its flat buffer; each sees a whole index, answers sorted and distinct.
+func TestIVFConcurrentTrainingAndClear(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 7))
+	dim, n, batch := 16, 1000, 100
+	vecs := randomVectors(r, n, dim)
+	qs := randomVectors(r, 4, dim)
+	x, err := NewIndex(newRuntime(t, 2), WithDim(dim), WithKind(KindIVF), WithIVF(8, 2), withIVFTrainAt(400))
+	require.NoError(t, err)
+	done := make(chan struct{})
+	errs := make(chan error, 3)
+	for g := range 3 {
+		go func() {
+			var dst []Result
+			f := []Filter{{}, {AllTags: 1}, {Allow: seqIDs(1, 50)}}[g]
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, _, err := x.QueryWith(dst, qs[g*dim:(g+1)*dim], QueryOptions{K: 10, Filter: f})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := 1; i < len(res); i++ {
+					if res[i].Score > res[i-1].Score || res[i].ID == res[i-1].ID {
+						errs <- fmt.Errorf("filter %d: results out of order or repeated: %v", g, res)
+						return
+					}
+				}
+				dst = res
+			}
+		}()
+	}
+	ids := seqIDs(1, n)
+	attrs := make([]Attributes, n)
+	for i := range attrs {
+		attrs[i].Tags = uint64(i % 2)
+	}
+	for round := range 2 {
+		for lo := 0; lo < n; lo += batch {
+			require.NoError(t, x.AddWith(ids[lo:lo+batch], vecs[lo*dim:(lo+batch)*dim], attrs[lo:lo+batch]))
+		}
+		_, trained := x.IVFStats()
+		require.True(t, trained, "round %d", round)
+		require.NoError(t, x.Remove(ids[3:40]...))
+		require.NoError(t, x.SetTags(ids[50:60], make([]uint64, 10)))
+		require.NoError(t, x.Clear())
+		_, trained = x.IVFStats()
+		require.False(t, trained, "Clear returns to the buffer")
+	}
+	close(done)
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
 }
