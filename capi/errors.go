@@ -153,6 +153,10 @@ func optionField(s astral.Setting) string {
 		return "hnsw_ef_search"
 	case astral.SettingFlatLimitBytes:
 		return "flat_limit_bytes"
+	case astral.SettingNList:
+		return "ivf_nlist"
+	case astral.SettingNProbe:
+		return "ivf_nprobe"
 	}
 	return s.String()
 }
@@ -178,6 +182,10 @@ func optionValue(o *C.AstralIndexOptions, s astral.Setting) uint64 {
 		return uint64(o.hnsw_ef_construction)
 	case astral.SettingEfSearch:
 		return uint64(o.hnsw_ef_search)
+	case astral.SettingNList:
+		return uint64(o.ivf_nlist)
+	case astral.SettingNProbe:
+		return uint64(o.ivf_nprobe)
 	}
 	return uint64(o.flat_limit_bytes)
 }

@@ -74,13 +74,8 @@ func astral_index_create(options *C.AstralIndexOptions, outIndex *C.AstralIndex)
 // field is that option's default: astral reads 0 so for the HNSW numbers
 // and the rerank factor; the enums and the flat limit are left unset.
 func indexOptions(o *C.AstralIndexOptions) []astral.Option {
-	kind := clampU8(o.kind)
-	if astral.Kind(kind) == astral.KindIVF {
-		// Not in the C ABI yet (AstralIndexOptions has no nlist or
-		// nprobe): refused as unknown, as before.
-		kind = math.MaxUint8
-	}
-	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(kind)),
+	opts := []astral.Option{astral.WithDim(int(o.dimension)), astral.WithKind(astral.Kind(clampU8(o.kind))),
+		astral.WithIVF(int(min(o.ivf_nlist, math.MaxInt32)), int(min(o.ivf_nprobe, math.MaxInt32))), astral.WithIVFSeed(uint64(o.ivf_seed)),
 		astral.WithHNSW(int(o.hnsw_m), int(o.hnsw_ef_construction)), astral.WithEfSearch(int(o.hnsw_ef_search)),
 		astral.WithRerank(astral.Storage(clampU8(o.rerank_storage)), int(o.rerank_factor))}
 	if o.metric != C.ASTRAL_METRIC_DEFAULT {

@@ -42,6 +42,7 @@ const (
 	kindAuto    = C.ASTRAL_KIND_AUTO
 	kindFlat    = C.ASTRAL_KIND_FLAT
 	kindHNSW    = C.ASTRAL_KIND_HNSW
+	kindIVF     = C.ASTRAL_KIND_IVF
 	metricL2    = C.ASTRAL_METRIC_L2
 	pinFlag     = C.ASTRAL_INIT_PIN_THREADS
 	storageE5M2 = C.ASTRAL_STORAGE_E5M2
@@ -136,6 +137,8 @@ type options struct {
 	size, dim, metric, kind, storage, m, efc, efs uint32
 	flatLimit                                     uint64
 	rerank, rerankFactor                          uint32
+	nlist, nprobe                                 uint32
+	seed                                          uint64
 }
 
 func sizeofOptions() uint32 { return uint32(unsafe.Sizeof(C.AstralIndexOptions{})) }
@@ -160,6 +163,7 @@ func createIndex(o options) (uint64, status) {
 		kind: C.uint32_t(o.kind), storage: C.uint32_t(o.storage), hnsw_m: C.uint32_t(o.m),
 		flat_limit_bytes: C.uint64_t(o.flatLimit), hnsw_ef_construction: C.uint32_t(o.efc), hnsw_ef_search: C.uint32_t(o.efs),
 		rerank_storage: C.uint32_t(o.rerank), rerank_factor: C.uint32_t(o.rerankFactor),
+		ivf_nlist: C.uint32_t(o.nlist), ivf_nprobe: C.uint32_t(o.nprobe), ivf_seed: C.uint64_t(o.seed),
 	}
 	if o.size > sizeofOptions() {
 		buf.slice()[o.size-1] = 1 // an unknown field set

@@ -23,7 +23,9 @@ CHECK_LAYOUT(offsetof(AstralIndexOptions, flat_limit_bytes) == 24);
 /* The first released layout ended at 40; fields appended since. */
 CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_storage) == 40);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_factor) == 44);
-CHECK_LAYOUT(sizeof(AstralIndexOptions) == 48);
+CHECK_LAYOUT(offsetof(AstralIndexOptions, ivf_nlist) == 48);
+CHECK_LAYOUT(offsetof(AstralIndexOptions, ivf_seed) == 56);
+CHECK_LAYOUT(sizeof(AstralIndexOptions) == 64);
 CHECK_LAYOUT(offsetof(AstralStats, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralStats, kernel) == 48);
 /* The first released layout ended at 80. */
