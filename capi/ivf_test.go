@@ -48,7 +48,7 @@ func TestIVFThroughC(t *testing.T) {
 		require.Equal(t, statusOK, st)
 		require.Equal(t, want[i], res)
 	}
-	old, st := createIndex(options{size: sizeofOptionsV1(), dim: dim, kind: kindIVF})
+	old, st := createIndex(options{size: 48, dim: dim, kind: kindIVF}) // the layout before the IVF fields
 	require.Equal(t, statusOK, st, lastError())
 	destroyIndex(old)
 }

@@ -177,7 +177,7 @@ static void test_create(void) {
     CREATE_FAILS(metric, 4, ASTRAL_E_INVALID_ARGUMENT, "metric");
     CREATE_FAILS(metric, 0x101, ASTRAL_E_INVALID_ARGUMENT, "unknown metric 257"); /* not 1 when narrowed */
     CREATE_FAILS(kind, 0x100, ASTRAL_E_INVALID_ARGUMENT, "unknown index kind 256"); /* not AUTO */
-    CREATE_FAILS(kind, 3, ASTRAL_E_INVALID_ARGUMENT, "kind");
+    CREATE_FAILS(kind, 4, ASTRAL_E_INVALID_ARGUMENT, "unknown index kind 4");
     CREATE_FAILS(storage, 6, ASTRAL_E_INVALID_ARGUMENT, "unknown storage 6");
     CREATE_FAILS(storage, 0x103, ASTRAL_E_INVALID_ARGUMENT, "unknown storage 259"); /* not INT8 when narrowed */
     CREATE_FAILS(rerank_storage, ASTRAL_STORAGE_E5M2, ASTRAL_E_INVALID_ARGUMENT, "rerank_storage 1");
@@ -192,6 +192,18 @@ static void test_create(void) {
     CREATE_FAILS(hnsw_ef_search, 4097, ASTRAL_E_INVALID_ARGUMENT, "hnsw_ef_search 4097");
     CREATE_FAILS(flat_limit_bytes, UINT64_MAX, ASTRAL_E_INVALID_ARGUMENT, "flat_limit_bytes");
 #undef CREATE_FAILS
+    {
+        AstralIndexOptions b = o;
+        b.kind = ASTRAL_KIND_IVF;
+        b.ivf_nlist = 16;
+        b.ivf_nprobe = 17;
+        CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_create(&b, &h), "ivf_nprobe 17: want 1 to nlist (16)");
+        CHECK(h == ASTRAL_INDEX_NONE);
+        b.ivf_nlist = UINT32_MAX;
+        b.ivf_nprobe = 0;
+        CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_create(&b, &h), "ivf_nlist 4294967295");
+        CHECK(h == ASTRAL_INDEX_NONE);
+    }
     {
         AstralIndexOptions b = o;
         b.rerank_storage = ASTRAL_STORAGE_F16;
