@@ -162,6 +162,9 @@ typedef struct AstralInit {
 #define ASTRAL_KIND_AUTO 0u /* flat while records take <= flat_limit_bytes, HNSW above */
 #define ASTRAL_KIND_FLAT 1u /* exact scan of every record */
 #define ASTRAL_KIND_HNSW 2u /* graph search: approximate, for indexes too large to scan in a frame */
+#define ASTRAL_KIND_IVF 3u  /* k-means partitions, ivf_nprobe scanned per query: approximate, for
+                             * stores past HNSW's build time or memory. Not yet saved
+                             * (ASTRAL_E_UNSUPPORTED) nor ranked (ASTRAL_E_UNSUPPORTED). */
 
 /* Stored component kinds. 0 selects the default, E5M2.
  * Which to pick: E5M2 (the default) is one byte per component, no scale;
@@ -209,6 +212,13 @@ typedef struct AstralIndexOptions {
      * returns the k best by their scores against the copy. */
     uint32_t rerank_storage; /* 0: none; ASTRAL_STORAGE_F16 or _F32: keep a second copy and rescore */
     uint32_t rerank_factor;  /* candidates per result rescored: 1 to 64; 0 = 4 */
+    /* Appended: ASTRAL_KIND_IVF only (ignored otherwise); a host built
+     * with an older layout (struct_size 48) gets the defaults. The index
+     * scans exactly until it holds max(39 * ivf_nlist, 4096) records, then
+     * trains on them once. */
+    uint32_t ivf_nlist;  /* partitions: 1 to 1048576; 0 = 1024 */
+    uint32_t ivf_nprobe; /* partitions scanned per query: 1 to ivf_nlist; 0 = 3/64 of ivf_nlist */
+    uint64_t ivf_seed;   /* training sample and first centroids */
 } AstralIndexOptions;
 
 /* One hit: the id given to astral_index_add and its score. */
@@ -224,7 +234,7 @@ typedef struct AstralStats {
     uint32_t dimension;
     uint64_t count;            /* stored vectors */
     uint32_t metric;           /* ASTRAL_METRIC_*, never DEFAULT */
-    uint32_t kind;             /* structure in use: ASTRAL_KIND_FLAT or _HNSW, never AUTO */
+    uint32_t kind;             /* structure in use: ASTRAL_KIND_FLAT, _HNSW or _IVF, never AUTO */
     uint32_t storage;          /* ASTRAL_STORAGE_*, never DEFAULT */
     uint32_t thread_count;     /* runtime workers serving queries (caller not counted) */
     uint64_t bytes;            /* memory held by records, ids and per-record data */
