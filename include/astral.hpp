@@ -162,6 +162,13 @@ public:
         o_.flat_limit_bytes = bytes;
         return *this;
     }
+    // IVF parameters (with kind(ASTRAL_KIND_IVF)); 0 = the library's default.
+    IndexOptions &ivf(std::uint32_t nlist, std::uint32_t nprobe = 0, std::uint64_t seed = 0) noexcept {
+        o_.ivf_nlist = nlist;
+        o_.ivf_nprobe = nprobe;
+        o_.ivf_seed = seed;
+        return *this;
+    }
 
     const AstralIndexOptions &get() const noexcept { return o_; }
     operator const AstralIndexOptions &() const noexcept { return o_; }

@@ -107,6 +107,21 @@ int main() {
     CHECK(astral::Index::create(o, bad).code() == ASTRAL_E_INVALID_ARGUMENT && !bad.valid());
     CHECK(astral::last_error().find("hnsw_m 1") != std::string::npos);
 
+    // An IVF index through the builder (it scans exactly until it trains),
+    // and its parameters checked.
+    {
+        astral::Index iv;
+        CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_IVF).ivf(16, 4, 7), iv).ok());
+        CHECK(iv.add(ids, v).ok());
+        CHECK(iv.query(q, 2, out, n).ok() && n == 2);
+        AstralStats is;
+        CHECK(iv.stats(is).ok() && is.kind == ASTRAL_KIND_IVF);
+        astral::Index ibad;
+        CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_IVF).ivf(16, 17), ibad).code() ==
+              ASTRAL_E_INVALID_ARGUMENT);
+        CHECK(astral::last_error().find("ivf_nprobe 17") != std::string::npos);
+    }
+
     // The options builder: storage kind and rerank copy, checked by the library.
     {
         const astral::IndexOptions defaults(dim);
