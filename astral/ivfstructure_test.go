@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -218,6 +219,9 @@ func TestIVFRankingRefusedAttributesKept(t *testing.T) {
 	require.True(t, trained)
 	_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1}})
 	require.NoError(t, err, "relevance alone is the plain search")
+	_, _, err = x.QueryWithin(nil, q, QueryOptions{K: 5}, time.Millisecond)
+	require.ErrorIs(t, err, errors.ErrUnsupported, "frame budgets")
+	require.ErrorContains(t, err, "frame budgets are not available for IVF indexes yet")
 	for _, i := range []int{0, 5, n/2 + 7, n - 1} {
 		a, err := x.Attributes(ids[i])
 		require.NoError(t, err)

@@ -110,6 +110,11 @@ func (x *Index) queryWithin(dst []Result, q []float32, o *QueryOptions, b frameB
 	if err := x.checkMagnitude(q, "query"); err != nil {
 		return dst[:0], Coverage{}, err
 	}
+	if b.d > 0 && x.cfg.Kind == KindIVF {
+		// Partitions do not check a deadline yet: refused rather than
+		// overrun silently.
+		return dst[:0], Coverage{}, fmt.Errorf("astral: frame budgets are not available for IVF indexes yet: %w", errors.ErrUnsupported)
+	}
 	if cap(dst) < k {
 		dst = make([]Result, k)
 	}
