@@ -173,10 +173,9 @@ func idsArg(fn string, ids *C.uint64_t, count C.size_t) ([]uint64, C.AstralStatu
 	return unsafe.Slice((*uint64)(unsafe.Pointer(ids)), count), statusOK
 }
 
-//export astral_index_touch
-func astral_index_touch(index C.AstralIndex, ids *C.uint64_t, count C.size_t, time C.int64_t) (st C.AstralStatus) {
-	const fn = "astral_index_touch"
-	defer recoverStatus(fn, &st, enterFP())
+// onIDs is the body of the entries that change one value of many
+// records: look the index up, read the ids, run set on them.
+func onIDs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, set func(x *astral.Index, ids []uint64) error) C.AstralStatus {
 	e, st := lookup(fn, index)
 	if st != statusOK {
 		return st
@@ -185,28 +184,28 @@ func astral_index_touch(index C.AstralIndex, ids *C.uint64_t, count C.size_t, ti
 	if st != statusOK {
 		return st
 	}
-	if err := e.x.Touch(idv, int64(time)); err != nil {
+	if err := set(e.x, idv); err != nil {
 		return failErr(fn, err)
 	}
 	return statusOK
+}
+
+//export astral_index_touch
+func astral_index_touch(index C.AstralIndex, ids *C.uint64_t, count C.size_t, time C.int64_t) (st C.AstralStatus) {
+	const fn = "astral_index_touch"
+	defer recoverStatus(fn, &st, enterFP())
+	return onIDs(fn, index, ids, count, func(x *astral.Index, idv []uint64) error {
+		return x.Touch(idv, int64(time))
+	})
 }
 
 //export astral_index_set_importance
 func astral_index_set_importance(index C.AstralIndex, ids *C.uint64_t, count C.size_t, importance C.float) (st C.AstralStatus) {
 	const fn = "astral_index_set_importance"
 	defer recoverStatus(fn, &st, enterFP())
-	e, st := lookup(fn, index)
-	if st != statusOK {
-		return st
-	}
-	idv, st := idsArg(fn, ids, count)
-	if st != statusOK {
-		return st
-	}
-	if err := e.x.SetImportance(idv, float32(importance)); err != nil {
-		return failErr(fn, err)
-	}
-	return statusOK
+	return onIDs(fn, index, ids, count, func(x *astral.Index, idv []uint64) error {
+		return x.SetImportance(idv, float32(importance))
+	})
 }
 
 //export astral_index_get_memory

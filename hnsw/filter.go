@@ -28,16 +28,22 @@ const minShardBytes = 64 << 10
 // exactChunk is how many passing nodes Exact gathers per kernel call.
 const exactChunk = 256
 
+// liveSlot is id's slot and the storage holding it, read together under
+// allocMu; the caller holds the gate, so Compact cannot move the slot.
+func (g *Graph) liveSlot(id uint64) (*storage, uint32, bool) {
+	g.allocMu.Lock()
+	defer g.allocMu.Unlock()
+	slot, ok := g.slotOf(id)
+	return g.st.Load(), slot, ok
+}
+
 // SetTags changes a live node's tags. It is safe beside searches, inserts
 // and other SetTags (the tag word is stored atomically); a search in
 // flight sees the old or the new word. False if id is not live.
 func (g *Graph) SetTags(id, tags uint64) bool {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
-	g.allocMu.Lock()
-	slot, ok := g.slotOf(id)
-	st := g.st.Load()
-	g.allocMu.Unlock()
+	st, slot, ok := g.liveSlot(id)
 	if ok {
 		// A Delete meanwhile leaves the slot in place until Compact, which
 		// waits for the gate: the word written is a tombstone's.
@@ -50,10 +56,7 @@ func (g *Graph) SetTags(id, tags uint64) bool {
 func (g *Graph) SetTime(id uint64, t int64) bool {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
-	g.allocMu.Lock()
-	slot, ok := g.slotOf(id)
-	st := g.st.Load()
-	g.allocMu.Unlock()
+	st, slot, ok := g.liveSlot(id)
 	if ok {
 		atomic.StoreInt64(&st.times[slot], t)
 	}
@@ -64,10 +67,7 @@ func (g *Graph) SetTime(id uint64, t int64) bool {
 func (g *Graph) SetImportance(id uint64, v float32) bool {
 	g.gate.RLock()
 	defer g.gate.RUnlock()
-	g.allocMu.Lock()
-	slot, ok := g.slotOf(id)
-	st := g.st.Load()
-	g.allocMu.Unlock()
+	st, slot, ok := g.liveSlot(id)
 	if ok {
 		storeImp(&st.imps[slot], v)
 		g.raiseImpCeil(v)
