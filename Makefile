@@ -98,11 +98,16 @@ test-noasm:
 
 # The full sizes, outside `make test` and CI: ASTRAL_TEST_LONG=1 for the
 # sizes even the plain run cannot afford (testsize.Long), the slow
-# configurations without -short.
+# configurations without -short; every plugin .cpp compiled alone for
+# every compiler and target (make test compiles the others as one unity
+# file), and the engine packages' tests under qemu (make test runs the
+# kernels and the golden answers there).
 test-long:
 	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m ./...
 	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m -tags noasm ./...
 	ASTRAL_TEST_LONG=1 $(GO) test -count=1 -timeout 60m -race ./...
+	unreal/stubcheck/compile.sh --full --work build/stubcheck-full
+	QEMU_ALL=1 scripts/test-arm64.sh
 
 # The qemu runs, the Unreal checks and the fuzz targets, two at a time:
 # none times anything (test-c's recall-p50, which does, has run alone), and

@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -184,6 +185,7 @@ func TestQueryWithinRefusesBadBudget(t *testing.T) {
 // TestQueryWithinAllocatesNothing: budgeted queries, cut short or whole,
 // allocate nothing once warm.
 func TestQueryWithinAllocatesNothing(t *testing.T) {
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	for _, kind := range []Kind{KindFlat, KindHNSW} {
 		s := budgetData(kind, 7)
 		x := s.index(t, newRuntime(t, 1), WithKind(kind))

@@ -70,7 +70,12 @@ func TestStressConcurrentSave(t *testing.T) {
 
 func stress(t *testing.T, kind Kind) {
 	const dim, writers, queriers = 16, 4, 3
-	opsPer := sized(300, 80)
+	// 150 operations a writer already take the savers through dozens of
+	// snapshots mid-write; make test-long runs 300.
+	opsPer := sized(150, 80)
+	if testsize.Long() {
+		opsPer = 300
+	}
 	rt := newRuntime(t, 1)
 	x, err := NewIndex(rt, WithDim(dim), WithKind(kind), WithHNSW(8, 60), WithEfSearch(64),
 		WithFlatLimitBytes(int64(writers*opsPer/3*64)))

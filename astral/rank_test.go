@@ -157,9 +157,14 @@ func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
 	if testing.Short() {
 		ranks = map[string]Rank{"equal": rankings["equal"], "future now": rankings["future now"]}
 	}
+	threadStep := 1
+	if testsize.Reduced() {
+		// Serial against 3 workers: the same code as every count between.
+		threadStep = 3
+	}
 	for _, kind := range rankedKinds {
 		var want map[string][]Result
-		for threads := 0; threads <= 3; threads++ {
+		for threads := 0; threads <= 3; threads += threadStep {
 			x := s.index(t, newRuntime(t, threads), WithKind(kind))
 			got := map[string][]Result{}
 			for fname, f := range filters {
@@ -193,6 +198,7 @@ func TestRankedSameEveryThreadCountAndBatch(t *testing.T) {
 // TestRankedQueryAllocatesNothing: a ranked query allocates nothing once
 // its scratch has grown, filtered or not.
 func TestRankedQueryAllocatesNothing(t *testing.T) {
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	s := withMemories(newScoped(3000, 32, 34), 4)
 	q := s.vecs[:s.dim]
 	for _, kind := range rankedKinds {

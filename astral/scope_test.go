@@ -204,10 +204,10 @@ func TestScopedPlans(t *testing.T) {
 func TestScopedSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	s := newScoped(sized(6000, 2500), 32, 3)
 	nq, threadStep := 21, 1
-	if testsize.Emulated() {
-		// Under qemu serial against 3 workers on fewer queries: the plans
-		// and the arm64 kernels are the same, the other thread counts and
-		// queries are the native runs' to prove.
+	if testsize.Reduced() {
+		// Under -race, noasm and qemu serial against 3 workers on fewer
+		// queries: the plans are the same code, the other thread counts
+		// and queries are the default build's to prove.
 		nq, threadStep = 7, 3
 	}
 	qs := randomVectors(rand.New(rand.NewPCG(4, 4)), nq, s.dim)
@@ -245,6 +245,7 @@ func TestScopedSameResultsEveryThreadCountAndBatch(t *testing.T) {
 // TestScopedQueryAllocatesNothing: a filtered query allocates nothing
 // once its scratch has grown, whatever the plan.
 func TestScopedQueryAllocatesNothing(t *testing.T) {
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	s := newScoped(3000, 32, 4)
 	q := s.vecs[:s.dim]
 	for _, kind := range scopedKinds {

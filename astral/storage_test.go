@@ -35,8 +35,8 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	dim, n, nq := 384, sized(3000, 900), sized(12, 5)
 	vecs := randomVectors(r, n, dim)
 	qs := randomVectors(r, nq, dim)
-	for _, c := range storageCases {
-		for _, kind := range []Kind{KindFlat, KindHNSW, KindIVF} {
+	for ci, c := range storageCases {
+		for ki, kind := range []Kind{KindFlat, KindHNSW, KindIVF} {
 			// Graphs are smaller: building them is most of this test's cost
 			// (a third of the astral package's CPU time at 3,000, minutes in
 			// pure Go or under qemu), and 1,500 or even 400 nodes still take
@@ -44,14 +44,18 @@ func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 			n := n
 			if kind == KindHNSW {
 				n = sized(1500, 400)
-				if testsize.Emulated() {
-					// Under qemu the graphs are for the arm64 kernels'
-					// scores in a build and a search: just over
-					// parallelBuildMin still takes the parallel build.
-					n = parallelBuildMin + 4
-				}
 			}
-			for _, m := range []Metric{Cosine, Dot, L2} {
+			if kind != KindFlat && testsize.Reduced() {
+				// Under -race, noasm and qemu the graphs and partitions
+				// are for the race detector and the other kernels in a
+				// build and a search: just over parallelBuildMin still
+				// takes the parallel build, and half of it trains 24 lists.
+				n = parallelBuildMin + 4
+			}
+			for mi, m := range []Metric{Cosine, Dot, L2} {
+				if !testsize.Rotate(ci+ki+mi, 3) {
+					continue
+				}
 				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
 					var want [][]Result
 					for threads := 0; threads <= 3; threads += 3 {
@@ -193,9 +197,10 @@ func TestStorageQueryAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	// Short: 1,000 records still split between the caller and the worker
 	// and make a graph of three levels; the hot path is the same code.
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	n := sized(3000, 1000)
-	if testsize.Emulated() {
-		// Under qemu (the arm64 kernels on the hot path): three flat
+	if testsize.Reduced() {
+		// noasm and qemu (the other kernels on the hot path): three flat
 		// chunks, still split, and a graph over parallelBuildMin.
 		n = 600
 	}
@@ -227,9 +232,12 @@ func TestStorageQueryAllocatesNothing(t *testing.T) {
 // way) to bit-identical answers, flat, HNSW and across the auto switch.
 func TestStorageRoundTrip(t *testing.T) {
 	rt := newRuntime(t, 1)
-	for _, c := range storageCases {
-		for _, kind := range []Kind{KindFlat, KindHNSW, KindAuto} {
-			for _, m := range []Metric{Cosine, Dot, L2} {
+	for ci, c := range storageCases {
+		for ki, kind := range []Kind{KindFlat, KindHNSW, KindAuto} {
+			for mi, m := range []Metric{Cosine, Dot, L2} {
+				if !testsize.Rotate(ci+ki+mi, 3) {
+					continue
+				}
 				t.Run(fmt.Sprintf("%s/%v/%v", storageName(c.storage, c.rerank), kind, m), func(t *testing.T) {
 					opts := []Option{WithStorage(c.storage), WithFlatLimitBytes(20 << 10)}
 					if c.rerank != 0 {
@@ -280,7 +288,10 @@ func TestStorageGraphRecall(t *testing.T) {
 	testsize.SkipScoresProven(t)
 	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(12, 12))
-	dim, n, nq := 64, sized(4000, 2000), 30
+	dim, n, nq := 64, 2000, 30
+	if testsize.Long() {
+		n = 4000
+	}
 	vecs, qs := randomVectors(r, n, dim), randomVectors(r, nq, dim)
 	for _, s := range kernel.Storages {
 		for _, m := range []Metric{Cosine, Dot, L2} {

@@ -345,6 +345,7 @@ func TestMatchesGoAPI(t *testing.T) {
 // returns what the Go API's does, built the same way (the deterministic
 // build gives both the same graph).
 func TestHNSWThroughC(t *testing.T) {
+	testsize.SkipUnderRace(t, "C's answers against Go's: the plain run compares them; TestConcurrentQueryAddRemove and TestPersistConcurrent run the C layer under -race")
 	withRuntime(t, 1)
 	const dim, n, nq, k = 32, 2000, 10, 10
 	r := rand.New(rand.NewPCG(8, 9))
@@ -700,6 +701,7 @@ func goOptions(o options) []astral.Option {
 // rerank copy, flat and HNSW, answers through the ABI exactly as the Go API
 // configured the same way; the stats report what was asked.
 func TestStorageAndRerankThroughC(t *testing.T) {
+	testsize.SkipUnderRace(t, "C's answers against Go's: the plain run compares them; TestConcurrentQueryAddRemove and TestPersistConcurrent run the C layer under -race")
 	withRuntime(t, 1)
 	const dim, n, nq, k = 48, 800, 8, 10
 	r := rand.New(rand.NewPCG(21, 22))

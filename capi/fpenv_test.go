@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -103,6 +104,7 @@ func TestFPModeCannotChangeResults(t *testing.T) {
 	if !fpenv.Supported {
 		t.Skip("no MXCSR on this architecture")
 	}
+	testsize.SkipUnderRace(t, "the FP mode is the calling thread's register, no shared memory; the plain and noasm runs prove it")
 	lockThread(t)
 	withRuntime(t, 2)
 	const dim, n, nq = 12, 160, 20

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -17,6 +18,7 @@ import (
 // score bits, flat and HNSW; a first-layout AstralQueryOptions ranks by
 // similarity.
 func TestRankedMatchesGoAPI(t *testing.T) {
+	testsize.SkipUnderRace(t, "C's answers against Go's: the plain run compares them; TestConcurrentQueryAddRemove and TestPersistConcurrent run the C layer under -race")
 	lockThread(t)
 	withRuntime(t, 1)
 	const dim, n, nq, k = 32, 1500, 12, 10

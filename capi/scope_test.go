@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/astral-engine/astral/internal/testsize"
 	"math/rand/v2"
 	"testing"
 
@@ -77,6 +78,7 @@ func (f filter) goFilter() astral.Filter {
 // batch twin give the Go API's results, plans, payloads and stats, flat
 // and HNSW, bit for bit.
 func TestScopedMatchesGoAPI(t *testing.T) {
+	testsize.SkipUnderRace(t, "C's answers against Go's: the plain run compares them; TestConcurrentQueryAddRemove and TestPersistConcurrent run the C layer under -race")
 	lockThread(t)
 	withRuntime(t, 1)
 	const dim, n, nq, k = 32, 1500, 20, 10

@@ -148,7 +148,12 @@ func TestAttributesSurvive(t *testing.T) {
 // brute-force filtered top-k, bit for bit, for every filter and for 0 to 3
 // workers.
 func TestExactIsBruteForce(t *testing.T) {
-	d := load(t, "spectral", sized(2500, 1200), 8, 256, score.AdjustScale)
+	n := sized(2500, 1200)
+	if testsize.Reduced() {
+		// The same split and merge code on fewer records.
+		n = 400
+	}
+	d := load(t, "spectral", n, 8, 256, score.AdjustScale)
 	g, attrs, live := filteredGraph(t, d)
 	var cands []uint64
 	for i := 0; i < d.n(); i += 2 {
@@ -193,6 +198,7 @@ func TestExactIsBruteForce(t *testing.T) {
 // is Search; otherwise its results pass the filter, are live, carry exact
 // scores, and find most of Exact's at a wide enough ef.
 func TestSearchFiltered(t *testing.T) {
+	testsize.SkipSerialUnderRace(t)
 	d := load(t, "spectral", sized(3000, 1200), 16, 64, score.AdjustScale)
 	g, attrs, _ := filteredGraph(t, d)
 	s, e := NewSearcher(), NewExactSearcher(1)
@@ -231,6 +237,7 @@ func TestSearchFiltered(t *testing.T) {
 // TestFilteredAllocs: warmed up, a filtered search and an exact scan (over
 // slots and over candidates, on workers) allocate nothing.
 func TestFilteredAllocs(t *testing.T) {
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	d := load(t, "spectral", sized(2500, 1200), 4, 256, score.AdjustScale)
 	g, _, _ := filteredGraph(t, d)
 	p := newTestPool(t, 2)

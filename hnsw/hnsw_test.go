@@ -15,9 +15,10 @@ import (
 
 func TestRecallClustered(t *testing.T) {
 	n := sized(5000, 800)
-	if testsize.Emulated() {
-		// Under qemu the arm64 kernels' scores, bit for bit, in each
-		// build mode: recall follows from them (SkipScoresProven).
+	if testsize.Reduced() {
+		// Under -race, noasm and qemu each build mode on a small graph:
+		// recall follows from the scores (SkipScoresProven), and the
+		// build's code is the same at any size.
 		n = 300
 	}
 	d := load(t, "clustered", n, 100, 64, score.AdjustScale)
@@ -50,6 +51,7 @@ func TestRecallClustered(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	testsize.SkipSerialUnderRace(t)
 	// L2 and dot product take the same path with other adjust values.
 	for _, adjust := range []score.Adjust{score.AdjustSubtract, score.AdjustNone} {
 		d := load(t, "clustered", sized(1500, 500), 50, 48, adjust)
@@ -70,6 +72,7 @@ func TestMetrics(t *testing.T) {
 // 2·M links, and some nodes must use more than M of them (the seed engine
 // capped level 0 at the upper-level size by mistake).
 func TestLevel0HoldsMoreThanM(t *testing.T) {
+	testsize.SkipSerialUnderRace(t)
 	d := load(t, "clustered", sized(2000, 800), 1, 64, score.AdjustScale)
 	for _, deterministic := range []bool{false, true} {
 		g := newGraph(t, d, Config{M: 8, Seed: 3})
@@ -130,6 +133,7 @@ func TestDeterministicBuild(t *testing.T) {
 // every kernel this CPU runs: canonical scores make the bits equal (they
 // matched NEON under qemu as well).
 func TestDeterministicAcrossKernels(t *testing.T) {
+	testsize.SkipSerialUnderRace(t)
 	d := load(t, "clustered", sized(800, 300), 1, 100, score.AdjustScale)
 	var want []uint64
 	for _, impl := range kernel.All() {
@@ -187,6 +191,7 @@ func TestLevelsAreSeeded(t *testing.T) {
 }
 
 func TestSearchZeroAlloc(t *testing.T) {
+	testsize.SkipUnderRace(t, "allocation counts are the plain build's; the determinism tests run these queries under -race")
 	d := load(t, "clustered", sized(2000, 600), 20, 64, score.AdjustScale)
 	g := newGraph(t, d, Config{Seed: 6})
 	require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, nil, false))

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -109,6 +110,7 @@ func TestEncodeSaturatesAndSubnormals(t *testing.T) {
 }
 
 func TestEncodeMatchesBruteForce(t *testing.T) {
+	testsize.SkipSerialUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 200000; i++ {
 		var f float32

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests the arm64 build without arm64 hardware: checks the NEON kernel's
-# hand-encoded words with binutils, cross-compiles the test binaries, runs
-# them under qemu user-mode emulation (static Go binaries need no sysroot),
-# again with -tags noasm for the kernel, and builds for darwin/arm64.
+# hand-encoded words with binutils, type-checks every package for arm64,
+# runs the kernel's tests and the engine's golden answers under qemu
+# user-mode emulation (static Go binaries need no sysroot), with NEON and
+# with -tags noasm, and builds for darwin/arm64. QEMU_ALL=1 also runs the
+# engine packages' -short tests under qemu (make test-long).
 #
 # Needs on Debian 12: apt-get install -y qemu-user binutils-aarch64-linux-gnu
 # (scripts/install-deps.sh installs both). qemu says nothing about speed:
@@ -127,48 +129,53 @@ cross() { GOOS=linux GOARCH=arm64 CGO_ENABLED=0 bounded go test -c "$@"; }
 # The WORD encodings, checked on this host: the qemu run below proves they
 # compute the right scores, this proves they are the instructions named.
 step "host: NEON words decode (objdump)" bounded go test -count=1 -timeout 5m -v -run '^TestNEONWordsDecode$' ./kernel/
-step "vet kernel for arm64" bounded env GOARCH=arm64 go vet ./kernel/
 
-# The kernel runs in full (seconds under qemu); the rest take -short.
-# TestNEONWordsDecode ran on the host above. A binary that failed to build
-# fails its build step; its run is not started.
+# What only arm64 can show is its arithmetic: the kernels run in full (NEON
+# and pure Go, against the pure-Go reference and the golden scores), and
+# astral's TestGoldenAnswers checks the ids and score bits of every
+# storage, index kind and metric, plain, filtered and ranked, against
+# those the amd64 build wrote down, with both kernel sets: Go may fuse a
+# multiply and an add on arm64, which would change them. fixture checks
+# its generators' bits. The engine's other tests are the same Go code the
+# native runs prove, and qemu-user keeps the x86 host's memory order, so
+# its concurrency tests would show nothing of arm64's: every package is
+# type-checked for arm64 (vet), and runs natively. A binary that failed to
+# build fails its build step; its run is not started.
 skip='^TestNEONWordsDecode$'
+golden='^TestGoldenAnswers$'
 
-# qemu_run PKG starts the qemu runs of PKG's binary (bg_step).
-qemu_run() {
-  local pkg=$1 name=${1//\//_}
-  [ -x "$work/$name.test" ] || return 0
-  case $pkg in
-  astral)
-    # In two halves, one per core: complementary patterns, so every test
-    # runs once, whatever tests are added.
-    local shard='^TestStorage'
-    bg_step "qemu: astral -short ($shard)" qemu_test astral "$work/astral.test" -test.short -test.run "$shard"
-    bg_step "qemu: astral -short (the rest)" qemu_test astral "$work/astral.test" -test.short -test.skip "$shard"
-    ;;
-  kernel)
-    bg_step "qemu: kernel (neon)" qemu_test kernel "$work/kernel.test" -test.skip "$skip"
-    [ ! -x "$work/kernel_noasm.test" ] ||
-      bg_step "qemu: kernel -tags noasm" qemu_test kernel "$work/kernel_noasm.test" -test.skip "$skip"
-    ;;
-  *) bg_step "qemu: $pkg -short" qemu_test "$pkg" "$work/$name.test" -test.short ;;
-  esac
-}
-
-# astral is the longest under qemu: its runs start as soon as it is built,
-# and the other builds go on beside them.
+step "vet every package for linux/arm64" bounded env GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \
+  go vet $(go list ./... | grep -v '/capi$')
 step "build astral for linux/arm64" cross -o "$work/astral.test" ./astral
-qemu_run astral
-pkgs=(kernel hnsw flat internal/pool internal/fixture)
-for pkg in "${pkgs[@]}"; do
-  step "build $pkg for linux/arm64" cross -o "$work/${pkg//\//_}.test" "./$pkg"
-done
+step "build astral -tags noasm" cross -tags noasm -o "$work/astral_noasm.test" ./astral
+step "build kernel for linux/arm64" cross -o "$work/kernel.test" ./kernel
 step "build kernel -tags noasm" cross -tags noasm -o "$work/kernel_noasm.test" ./kernel
+step "build internal/fixture for linux/arm64" cross -o "$work/fixture.test" ./internal/fixture
 step "build for darwin/arm64" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
-  go build ./kernel/ ./flat/ ./astral/ ./internal/...
+  go build ./kernel/ ./flat/ ./hnsw/ ./ivf/ ./astral/ ./internal/...
 step "build for darwin/arm64 -tags noasm" bounded env GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 \
-  go build -tags noasm ./kernel/ ./flat/ ./astral/ ./internal/...
-for pkg in "${pkgs[@]}"; do qemu_run "$pkg"; done
+  go build -tags noasm ./kernel/ ./flat/ ./hnsw/ ./ivf/ ./astral/ ./internal/...
+
+# qemu_run NAME PKG BIN ARGS... starts a qemu run (bg_step) if BIN was built.
+qemu_run() {
+  local name=$1 pkg=$2 bin=$3
+  shift 3
+  [ -x "$bin" ] || return 0
+  bg_step "$name" qemu_test "$pkg" "$bin" "$@"
+}
+qemu_run "qemu: kernel (neon)" kernel "$work/kernel.test" -test.skip "$skip"
+qemu_run "qemu: kernel -tags noasm" kernel "$work/kernel_noasm.test" -test.skip "$skip"
+qemu_run "qemu: astral golden answers (neon)" astral "$work/astral.test" -test.run "$golden"
+qemu_run "qemu: astral golden answers -tags noasm" astral "$work/astral_noasm.test" -test.run "$golden"
+qemu_run "qemu: internal/fixture -short" internal/fixture "$work/fixture.test" -test.short
+# QEMU_ALL=1 (make test-long): the engine packages' whole -short runs too.
+if [ "${QEMU_ALL:-0}" = 1 ]; then
+  for pkg in flat hnsw ivf internal/pool; do
+    step "build $pkg for linux/arm64" cross -o "$work/${pkg//\//_}.test" "./$pkg"
+    qemu_run "qemu: $pkg -short" "$pkg" "$work/${pkg//\//_}.test" -test.short
+  done
+  qemu_run "qemu: astral -short" astral "$work/astral.test" -test.short -test.skip "$golden"
+fi
 bg_wait
 
 echo

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/astral-engine/astral/internal/testsize"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,6 +126,7 @@ func TestBenchFilterFlat(t *testing.T) {
 // HNSW rows carry the same fields; with a generous ef on a small index
 // the filtered answers are close to exact.
 func TestBenchFilterHNSW(t *testing.T) {
+	testsize.SkipUnderRace(t, "the bench's figures are the plain run's; TestBenchFilterFlat runs the bench's goroutines under -race")
 	rep := benchJSON(t, "--data", "clustered", "--n", "3000", "--nq", "8", "--dim", "24", "--index", "hnsw",
 		"--threads", "0", "--ef", "64", "--filter", "none,tags:0.1,allow:20,owner:7", "--postfilter", "10",
 		"--runs", "1", "--run-seconds", "0")
@@ -147,6 +149,7 @@ func TestBenchFilterHNSW(t *testing.T) {
 // vectors (and of f32 when it stores f32); HNSW rows report the host's top
 // 50 re-ranked beside their own recall.
 func TestBenchRank(t *testing.T) {
+	testsize.SkipUnderRace(t, "the bench's figures are the plain run's; TestBenchFilterFlat runs the bench's goroutines under -race")
 	rep := benchJSON(t, "--data", "clustered", "--n", "3000", "--nq", "8", "--dim", "24", "--index", "flat",
 		"--storage", "f32,e5m2", "--threads", "0,1", "--rank", "none,1:1:1:500,0:1:0:50", "--runs", "1", "--run-seconds", "0")
 	require.Len(t, rep.Rows, 2*2*3)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"os"
 	"os/exec"
@@ -47,6 +48,7 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 // TestHelp: -h exits 0 and prints, for every flag of every command, a
 // description and an example that uses the flag.
 func TestHelp(t *testing.T) {
+	testsize.SkipUnderRace(t, "static help text, one child process per command; the plain run checks it")
 	flagLine := regexp.MustCompile(`^  --([a-z-]+) `)
 	for _, name := range []string{"bench", "fixture", "build", "inspect", "query"} {
 		code, out, errOut := runCLI(t, t.TempDir(), name, "-h")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/astral-engine/astral/internal/testsize"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,6 +163,7 @@ func squeeze(s string) string {
 // TestBenchIndexFile: bench measures a saved index without rebuilding it
 // and reports the recall that building the same index in bench reports.
 func TestBenchIndexFile(t *testing.T) {
+	testsize.SkipUnderRace(t, "the bench's figures are the plain run's; TestBenchFilterFlat runs the bench's goroutines under -race")
 	dir := t.TempDir()
 	fx := []string{"--data", "clustered", "--n", "800", "--dim", "24"}
 	runRows := func(args ...string) []benchRow {

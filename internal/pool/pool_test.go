@@ -2,6 +2,7 @@ package pool
 
 import (
 	"errors"
+	"github.com/astral-engine/astral/internal/testsize"
 	"runtime"
 	"strconv"
 	"strings"
@@ -459,9 +460,12 @@ func (c *counter) RunPart(i int) { c.n[i].Add(1) }
 // either direction (caller to worker, worker to caller) shows up as a hang,
 // which the watchdog turns into a failure with every goroutine's stack.
 func TestParkWakeStress(t *testing.T) {
-	runs := 200_000
+	runs := 100_000
 	if testing.Short() {
 		runs = 20_000
+	}
+	if testsize.Long() {
+		runs = 400_000
 	}
 	for _, workers := range []int{1, 3} {
 		// Not newPool: after a hang, Close would wait for the stuck Run.

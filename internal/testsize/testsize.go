@@ -86,3 +86,33 @@ func SkipEmulated(t testing.TB, why string) {
 		t.Skip("under emulation: " + why)
 	}
 }
+
+// Reduced reports a slow configuration of make test: -short under -race,
+// -tags noasm or emulation. There the engine's large tables (every storage
+// × kind × metric × thread count) keep each value of each dimension but not
+// every combination (Rotate), and graphs are built just big enough to reach
+// their code paths: the default build runs the whole tables and proves the
+// combinations, and what a slow configuration adds (the race detector, the
+// pure-Go or arm64 kernels) shows on any combination that runs the code.
+func Reduced() bool {
+	return testing.Short() && (Race || NoAsm || Emulated())
+}
+
+// Rotate reports whether case i of a table runs, where i is the sum of the
+// case's indexes along each dimension and n the length of the dimension
+// that rotates: every case normally, one in n under Reduced, so that with
+// i = storage + kind + metric each (storage, kind) runs one metric and
+// each metric runs with every storage and kind in turn.
+func Rotate(i, n int) bool {
+	return !Reduced() || i%n == 0
+}
+
+// SkipUnderRace skips t under -race. why names what proves t's claim: for
+// claims the race detector cannot bear on, such as allocation counts,
+// whose code the other tests run under -race.
+func SkipUnderRace(t testing.TB, why string) {
+	t.Helper()
+	if Race {
+		t.Skip("-race: " + why)
+	}
+}

@@ -38,3 +38,17 @@ func TestEnvironment(t *testing.T) {
 	})
 	require.True(t, ran)
 }
+
+func TestRotate(t *testing.T) {
+	ran := 0
+	for i := range 9 {
+		if Rotate(i, 3) {
+			ran++
+		}
+	}
+	want := 9
+	if Reduced() {
+		want = 3
+	}
+	require.Equal(t, want, ran)
+}

@@ -3,21 +3,27 @@
 # headers in ue/, as UnrealBuildTool would lay out the include paths, with
 # Unreal's defaults (-fno-exceptions -fno-rtti, -Wundef: every #if names a
 # defined macro) and -std=c++20 -Wall -Wextra -Wshadow -Werror:
-#   - each .cpp alone, -fsyntax-only, for
-#       Linux with g++ and with clang++ (Unreal's Linux and Mac compiler),
-#       Mac with clang++ (PLATFORM_MAC),
-#       Win64 with mingw-w64 g++ (so _WIN32 and astral.h's dllimport are real),
-#     each as an editor target (WITH_EDITOR=1, Development, with the
-#     Automation tests) and as a game target (WITH_EDITOR=0, Shipping,
-#     WITH_DEV_AUTOMATION_TESTS=0), the Mac one as editor only;
+#   - each .cpp alone, -fsyntax-only, with g++ for Linux as an editor
+#     target (WITH_EDITOR=1, Development, with the Automation tests) and as
+#     a game target (WITH_EDITOR=0, Shipping, WITH_DEV_AUTOMATION_TESTS=0):
+#     every file includes what it uses, in both configurations;
+#   - every .cpp in one unity file, -fsyntax-only, for the other targets:
+#       Linux with clang++ (Unreal's Linux and Mac compiler), editor and game,
+#       Mac with clang++ (PLATFORM_MAC), editor,
+#       Win64 with mingw-w64 g++ (so _WIN32 and astral.h's dllimport are
+#       real), editor (the game target is the Win64 unity object below):
+#     a compiler's diagnostics do not depend on how the files are grouped,
+#     and the files' includes were proved alone above; --full compiles
+#     each .cpp alone for every target too (make test-long);
 #   - signatures.cpp with every compiler: the stand-ins' signatures against
 #     the engine's documented ones;
 #   - all of them in one unity file (as a UBT unity build), compiled to an
 #     object for Linux and Win64, whose undefined symbols must name no astral_*
 #     function: every call goes through the function table, so nothing links
 #     against libastral and Windows needs no import library.
-# Usage: compile.sh [--source DIR] [--work DIR] [--only FILE.cpp | --unity-only]
+# Usage: compile.sh [--source DIR] [--work DIR] [--only FILE.cpp | --unity-only | --full]
 #   --source      the plugin's Source/ (default: ../AstralPlugin/Source)
+#   --full        each .cpp alone for every compiler and target
 #   --only        compile that one file alone (Linux, g++, editor) and nothing else
 #   --unity-only  only the unity objects and their symbol check
 # CXX and CLANGXX choose the compilers (g++, clang++); without clang++ its
@@ -28,12 +34,14 @@ source_dir=$here/../AstralPlugin/Source
 work=${TMPDIR:-/tmp}/astral-stubcheck
 only=
 unity_only=0
+full=0
 while [ $# -gt 0 ]; do
   case $1 in
   --source) source_dir=$2; shift 2 ;;
   --work) work=$2; shift 2 ;;
   --only) only=$2; shift 2 ;;
   --unity-only) unity_only=1; shift ;;
+  --full) full=1; shift ;;
   *) echo "compile.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -112,9 +120,24 @@ if [ $unity_only -eq 0 ]; then
     } >"$jobdir/$count.sh"
   }
   compilers="g++"
-  for f in "${sources[@]}" "$here/signatures.cpp"; do
-    add_job "linux-gcc-editor" "$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
-    add_job "linux-gcc-game" "$cxx" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
+  # The unity file for the targets whose files are not compiled alone.
+  unity_check=$work/unity-check.cpp
+  for f in "${sources[@]}"; do echo "#include \"$f\""; done >"$unity_check"
+  others=("$here/signatures.cpp")
+  if [ $full -eq 0 ]; then
+    for f in "${sources[@]}"; do
+      add_job "linux-gcc-editor" "$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
+      add_job "linux-gcc-game" "$cxx" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
+    done
+    others+=("$unity_check")
+  else
+    others+=("${sources[@]}")
+  fi
+  for f in "${others[@]}"; do
+    if [ "$f" != "$unity_check" ]; then
+      add_job "linux-gcc-editor" "$cxx" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
+      add_job "linux-gcc-game" "$cxx" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
+    fi
     if [ -n "$clang" ]; then
       add_job "linux-clang-editor" "$clang" "${common[@]}" "${linux[@]}" "${editor[@]}" -fsyntax-only "$f"
       add_job "linux-clang-game" "$clang" "${common[@]}" "${linux[@]}" "${game[@]}" -fsyntax-only "$f"
@@ -122,7 +145,8 @@ if [ $unity_only -eq 0 ]; then
     fi
     if [ -n "$mingw" ]; then
       add_job "win64-mingw-editor" "$mingw" "${common[@]}" "${win64[@]}" "${editor[@]}" -fsyntax-only "$f"
-      add_job "win64-mingw-game" "$mingw" "${common[@]}" "${win64[@]}" "${game[@]}" -fsyntax-only "$f"
+      [ "$f" = "$unity_check" ] ||
+        add_job "win64-mingw-game" "$mingw" "${common[@]}" "${win64[@]}" "${game[@]}" -fsyntax-only "$f"
     fi
   done
   [ -z "$clang" ] || compilers="$compilers, $clang"
@@ -131,7 +155,11 @@ if [ $unity_only -eq 0 ]; then
   failed=0
   find "$jobdir" -name '*.sh' -print0 | xargs -0 -n 1 -P "$jobs" bash || failed=1
   [ $failed -eq 0 ] || { echo "compile.sh: a compile failed"; exit 1; }
-  echo "compiled ${#sources[@]} files and signatures.cpp: $count syntax checks with -fno-exceptions -fno-rtti -Wundef ($compilers; linux and win64 as editor and game, mac as editor)"
+  if [ $full -eq 0 ]; then
+    echo "compiled ${#sources[@]} files alone (g++, editor and game), in one unity file and signatures.cpp with every other target: $count syntax checks with -fno-exceptions -fno-rtti -Wundef ($compilers; linux and win64 as editor and game, mac as editor)"
+  else
+    echo "compiled ${#sources[@]} files and signatures.cpp: $count syntax checks with -fno-exceptions -fno-rtti -Wundef ($compilers; linux and win64 as editor and game, mac as editor)"
+  fi
 fi
 
 # Unity build: every .cpp in one translation unit, to an object.
