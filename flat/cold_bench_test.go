@@ -61,4 +61,3 @@ func BenchmarkScopedCold(b *testing.B) {
 		})
 	}
 }
-
