@@ -136,9 +136,14 @@ func (s flatStructure) eachAttr(fn func(id uint64, a match.Attr)) {
 
 func (s flatStructure) searchFiltered(c *queryCtx, p *pool.Pool, _ []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
 	c.s.SetBudget(c.budget.start, c.budget.d)
-	if sp.plan == PlanDirect {
+	switch {
+	case sp.plan == PlanDirect && sp.holdsAttrs:
+		// The owner's group: flat's own posting holds its slots, so no
+		// id is looked up.
+		s.SearchOwner(c.s, p, m, k, c.f.Owner, f, out, counts)
+	case sp.plan == PlanDirect:
 		s.SearchIDs(c.s, p, m, k, sp.cands, f, out, counts)
-	} else {
+	default:
 		s.SearchFiltered(c.s, p, m, k, f, out, counts)
 	}
 	c.flatCoverage()

@@ -39,6 +39,12 @@ func BenchmarkScopedCold(b *testing.B) {
 		{"allow:1000", func() { x.SearchIDs(s, nil, 1, 10, fa.Allow.IDs(), nil, dst, counts) }},
 		{"ids:100", func() { x.SearchIDs(s, nil, 1, 10, owner, nil, dst, counts) }},
 		{"tags:0.5", func() { x.SearchFiltered(s, nil, 1, 10, &half, dst, counts) }},
+		{"tags:0.5-whole", func() {
+			saved := densePercent
+			densePercent = 0
+			x.SearchFiltered(s, nil, 1, 10, &half, dst, counts)
+			densePercent = saved
+		}},
 	} {
 		b.Run(fmt.Sprintf("filter=%s", c.name), func(b *testing.B) {
 			var cold, scan []time.Duration

@@ -108,6 +108,14 @@ func directPlan(cands []uint64, f *match.Filter) searchFunc {
 	}
 }
 
+// ownerPlan is the owner group's direct plan: flat's own posting of
+// owner, tested against f.
+func ownerPlan(owner uint64, f *match.Filter) searchFunc {
+	return func(x *Index, s *Searcher, p *pool.Pool, nq, k int, dst []score.Result, counts []int) {
+		x.SearchOwner(s, p, nq, k, owner, f, dst, counts)
+	}
+}
+
 // naive scores each record on its own (one-record Scan, scalar adjust),
 // keeps those that pass f and sorts: the reference every plan must equal.
 func naive(x *Index, q []float32, k int, f *match.Filter) []bits {
@@ -272,6 +280,13 @@ func TestFilteredPlansAgree(t *testing.T) {
 					if tf.cands != nil {
 						plans["direct over candidates"] = directPlan(tf.cands, &tf.f)
 					}
+					if tf.f.Owner != 0 {
+						// As the engine runs it: the posting stands for
+						// the owner test.
+						fo := tf.f
+						fo.Owner = 0
+						plans["owner posting"] = ownerPlan(tf.f.Owner, &fo)
+					}
 					for name, fn := range plans {
 						for _, w := range workers {
 							p := pools[w]
@@ -351,6 +366,71 @@ func TestAttributesFollowTheirRecords(t *testing.T) {
 	require.GreaterOrEqual(t, x.Bytes(), x.Len()*(x.stride+3*8), "ids, tags and owners are counted")
 }
 
+// checkOwned requires x's owner postings to hold exactly the slots of
+// each owner's records, with ownAt pointing back at each.
+func checkOwned(t *testing.T, x *Index) {
+	t.Helper()
+	n := 0
+	for i, o := range x.owners {
+		if o == 0 {
+			continue
+		}
+		n++
+		p := x.owned[o]
+		require.Less(t, int(x.ownAt[i]), len(p), "slot %d", i)
+		require.EqualValues(t, i, p[x.ownAt[i]], "slot %d", i)
+	}
+	total := 0
+	for o, p := range x.owned {
+		require.NotEmpty(t, p, "owner %d: an empty posting is dropped", o)
+		total += len(p)
+	}
+	require.Equal(t, n, total)
+}
+
+// TestOwnerPostingsFollowRecords: adds, removes (which move the last
+// record) and loading from parts keep the owner postings exact, and the
+// owner plan then equals the naive filter.
+func TestOwnerPostingsFollowRecords(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 5))
+	x := newAttrIndex(t, r, 600, 64, kernel.E5M2, score.AdjustScale)
+	checkOwned(t, x)
+	rec := make([]byte, x.stride)
+	for i, id := range slices.Clone(x.Parts().IDs) {
+		switch i % 4 {
+		case 0, 1:
+			require.NoError(t, x.Remove(id))
+		case 2:
+			require.NoError(t, x.Add(id+1<<40, x.Record(r.IntN(x.Len())), 1, 1, randomAttr(r)))
+		}
+	}
+	copy(rec, x.Record(0))
+	require.NoError(t, x.Add(7, rec, 1, 1, match.Attr{Owner: 1 << 50}))
+	checkOwned(t, x)
+	require.Equal(t, 1, x.OwnerLen(1<<50))
+	require.NoError(t, x.Remove(7))
+	require.Zero(t, x.OwnerLen(1<<50), "the last record of an owner drops its posting")
+	checkOwned(t, x)
+	loaded, err := FromParts(x.kern, x.adjust, x.Parts())
+	require.NoError(t, err)
+	checkOwned(t, loaded)
+	q := randomQuery(r, 64)
+	s := NewSearcher(1)
+	for _, y := range []*Index{x, loaded} {
+		for o := range uint64(7) {
+			want := naive(y, q, 200, &match.Filter{Owner: o})
+			if o == 0 {
+				want = nil // owner 0 is no owner: no posting
+			}
+			got := run(y, s, nil, 200, [][]float32{q}, ownerPlan(o, nil))[0]
+			require.Equal(t, len(want), len(got), "owner %d", o)
+			if len(want) > 0 {
+				require.Equal(t, want, got, "owner %d", o)
+			}
+		}
+	}
+}
+
 // TestFilteredSearchAllocatesNothing: after a warm-up, neither filtered
 // plan allocates, single or batch.
 func TestFilteredSearchAllocatesNothing(t *testing.T) {
@@ -372,6 +452,8 @@ func TestFilteredSearchAllocatesNothing(t *testing.T) {
 		prepare(x, s, qs[:nq])
 		x.SearchFiltered(s, p, nq, 10, &f, dst, counts) // warm: scratch grows once
 		x.SearchIDs(s, p, nq, 10, cands, &f, dst, counts)
+		x.SearchOwner(s, p, nq, 10, 3, &f, dst, counts)
+		require.Zero(t, testing.AllocsPerRun(10, func() { x.SearchOwner(s, p, nq, 10, 3, &f, dst, counts) }), "owner, batch %d", nq)
 		require.Zero(t, testing.AllocsPerRun(10, func() { x.SearchFiltered(s, p, nq, 10, &f, dst, counts) }), "scan, batch %d", nq)
 		require.Zero(t, testing.AllocsPerRun(10, func() { x.SearchIDs(s, p, nq, 10, cands, &f, dst, counts) }), "direct, batch %d", nq)
 	}

@@ -50,11 +50,16 @@ type Index struct {
 	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
 	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
 	slots  slotmap.Map
+	// owned holds each owner's slots (in no order) and ownAt each owned
+	// slot's place in them, so an owner's records are scored without a
+	// lookup in the id table (SearchOwner).
+	owned map[uint64][]uint32
+	ownAt []uint32
 }
 
 // New returns an empty index whose records the kernel k scores.
 func New(k *kernel.Kernel, adjust score.Adjust) *Index {
-	x := &Index{kern: k, stride: k.Stride(), adjust: adjust}
+	x := &Index{kern: k, stride: k.Stride(), adjust: adjust, owned: map[uint64][]uint32{}}
 	if adjust != score.AdjustNone {
 		x.bias = []float32{}
 	}
@@ -72,7 +77,17 @@ func (x *Index) Kernel() *kernel.Kernel { return x.kern }
 
 // Bytes is the memory the records, ids, attributes and bias take.
 func (x *Index) Bytes() int {
-	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners)+cap(x.times))*8 + (cap(x.bias)+cap(x.scale)+cap(x.imps))*4
+	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners)+cap(x.times))*8 + (cap(x.bias)+cap(x.scale)+cap(x.imps)+cap(x.ownAt))*4 + x.ownedBytes()
+}
+
+// ownedBytes is about what the owner postings take: their slots and a
+// map entry each.
+func (x *Index) ownedBytes() int {
+	n := 0
+	for _, p := range x.owned {
+		n += cap(p)*4 + 48
+	}
+	return n
 }
 
 // Has reports whether id is stored.
@@ -102,6 +117,7 @@ func (x *Index) Reserve(n int) {
 	x.owners = growCap(x.owners, n)
 	x.times = growCap(x.times, n)
 	x.imps = growCap(x.imps, n)
+	x.ownAt = growCap(x.ownAt, n)
 	if x.bias != nil {
 		x.bias = growCap(x.bias, n)
 	}
@@ -134,6 +150,8 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) er
 	x.owners = append(x.owners, a.Owner)
 	x.times = append(x.times, a.Time)
 	x.imps = append(x.imps, a.Importance)
+	x.ownAt = append(x.ownAt, 0)
+	x.own(i)
 	if x.bias != nil {
 		x.bias = append(x.bias, bias)
 	}
@@ -152,7 +170,9 @@ func (x *Index) Remove(id uint64) error {
 		return ErrNotFound
 	}
 	last := len(x.ids) - 1
+	x.disown(int(i))
 	if int(i) != last {
+		x.moveOwned(last, int(i))
 		copy(x.Record(int(i)), x.Record(last))
 		x.ids[i] = x.ids[last]
 		x.tags[i] = x.tags[last]
@@ -173,6 +193,7 @@ func (x *Index) Remove(id uint64) error {
 	x.owners = x.owners[:last]
 	x.times = x.times[:last]
 	x.imps = x.imps[:last]
+	x.ownAt = x.ownAt[:last]
 	if x.bias != nil {
 		x.bias = x.bias[:last]
 	}
@@ -182,6 +203,48 @@ func (x *Index) Remove(id uint64) error {
 	x.slots.Delete(id)
 	return nil
 }
+
+// own adds slot i to its owner's posting (none for owner 0).
+func (x *Index) own(i int) {
+	o := x.owners[i]
+	if o == 0 {
+		return
+	}
+	p := x.owned[o]
+	x.ownAt[i] = uint32(len(p))
+	x.owned[o] = append(p, uint32(i))
+}
+
+// disown drops slot i from its owner's posting, moving the posting's last
+// slot into its place.
+func (x *Index) disown(i int) {
+	o := x.owners[i]
+	if o == 0 {
+		return
+	}
+	p := x.owned[o]
+	at, end := x.ownAt[i], len(p)-1
+	p[at] = p[end]
+	x.ownAt[p[at]] = at
+	if end == 0 {
+		delete(x.owned, o)
+	} else {
+		x.owned[o] = p[:end]
+	}
+}
+
+// moveOwned records in its owner's posting that slot from's record now
+// lives in slot to (before the columns move).
+func (x *Index) moveOwned(from, to int) {
+	if o := x.owners[from]; o != 0 {
+		at := x.ownAt[from]
+		x.owned[o][at] = uint32(to)
+		x.ownAt[to] = at
+	}
+}
+
+// OwnerLen is how many stored records owner holds.
+func (x *Index) OwnerLen(owner uint64) int { return len(x.owned[owner]) }
 
 // SetTags changes a stored record's tags without touching its vector;
 // false if id is not stored. Like Add, it needs an index that owns its

@@ -85,6 +85,10 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	x.ids = ids[:n:n]
 	x.tags, x.owners = attrColumn(p.Tags, n), attrColumn(p.Owners, n)
 	x.times, x.imps = attrColumn(p.Times, n), attrColumn(p.Imps, n)
+	x.owned, x.ownAt = map[uint64][]uint32{}, make([]uint32, n)
+	for i := range n {
+		x.own(i)
+	}
 	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {

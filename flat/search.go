@@ -53,6 +53,7 @@ type job struct {
 	plan   plan
 	f      *match.Filter
 	cands  []uint64
+	owned  []uint32 // planOwner: the owner's slots
 	rank   *rank.Scorer
 	start  time.Time
 	budget time.Duration // 0: no budget
@@ -65,6 +66,7 @@ const (
 	planAll  plan = iota // every record (Search)
 	planScan             // every record that passes the filter (SearchFiltered)
 	planIDs              // the candidate ids that pass the filter (SearchIDs)
+	planOwner            // an owner's records that pass the filter (SearchOwner)
 )
 
 // densePercent sets where a filtered chunk is scored whole rather than
@@ -168,6 +170,23 @@ func (x *Index) SearchIDs(s *Searcher, p *pool.Pool, nq, k int, cands []uint64, 
 	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: n, plan: planIDs, f: f, cands: cands, start: s.start, budget: s.budget}, dst, counts)
 }
 
+// SearchOwner is SearchIDs over the records owner holds, found in the
+// index's own owner postings (slots, so no id is looked up) and tested
+// against f: the direct plan of an owner group. The results are those of
+// SearchIDs over the group's ids, bit for bit.
+func (x *Index) SearchOwner(s *Searcher, p *pool.Pool, nq, k int, owner uint64, f *match.Filter, dst []score.Result, counts []int) {
+	checkArgs(nq, k, dst, counts)
+	if f == nil {
+		f = &matchAll
+	}
+	var owned []uint32
+	if owner != 0 {
+		owned = x.owned[owner]
+	}
+	n := x.participantsFor(len(owned), p, len(s.parts))
+	x.run(s, p, job{x: x, s: s, nq: nq, k: k, nparts: n, plan: planOwner, f: f, owned: owned, start: s.start, budget: s.budget}, dst, counts)
+}
+
 // matchAll is the filter a nil one stands for.
 var matchAll match.Filter
 
@@ -183,8 +202,11 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 	j.rank = s.rank
 	s.job = j
 	s.work = len(x.ids)
-	if j.plan == planIDs {
+	switch j.plan {
+	case planIDs:
 		s.work = len(j.cands)
+	case planOwner:
+		s.work = len(j.owned)
 	}
 	if j.budget > 0 {
 		x.runBudgeted(s, p)
@@ -196,7 +218,7 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 		}
 		s.done = s.work
 	}
-	s.job.f, s.job.cands, s.job.rank = nil, nil, nil // not retained
+	s.job.f, s.job.cands, s.job.owned, s.job.rank = nil, nil, nil, nil // not retained
 	nq, k := j.nq, j.k
 	kk := min(k, len(x.ids))
 	for q := 0; q < nq; q++ {
@@ -272,6 +294,8 @@ func (j *job) RunPart(i int) {
 		j.scanFiltered(pt, lo, hi)
 	case planIDs:
 		j.scoreIDs(pt, match.Shard(j.cands, i, j.nparts))
+	case planOwner:
+		j.scoreSlots(pt, j.owned[len(j.owned)*i/j.nparts:len(j.owned)*(i+1)/j.nparts])
 	}
 }
 
@@ -280,9 +304,14 @@ func (j *job) RunPart(i int) {
 // passes, with a clock read before each block.
 func (j *job) runBlocks(pt *part, i, lo, hi int) {
 	var cands []uint64
-	if j.plan == planIDs {
+	var owned []uint32
+	switch j.plan {
+	case planIDs:
 		cands = match.Shard(j.cands, i, j.nparts)
 		lo, hi = 0, len(cands)
+	case planOwner:
+		owned = j.owned[len(j.owned)*i/j.nparts : len(j.owned)*(i+1)/j.nparts]
+		lo, hi = 0, len(owned)
 	}
 	nb := (hi - lo + chunk - 1) / chunk
 	stride := min(passes, nb)
@@ -300,6 +329,8 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 				j.scanFiltered(pt, blo, bhi)
 			case planIDs:
 				j.scoreIDs(pt, cands[blo:bhi])
+			case planOwner:
+				j.scoreSlots(pt, owned[blo:bhi])
 			}
 			pt.done += bhi - blo
 		}
@@ -390,6 +421,22 @@ func (j *job) scoreIDs(pt *part, cands []uint64) {
 		}
 		j.gather(pt, sel)
 		cands = cands[n:]
+	}
+}
+
+// scoreSlots offers the records at slots owned that pass j.f, a chunk at
+// a time.
+func (j *job) scoreSlots(pt *part, owned []uint32) {
+	x, f := j.x, j.f
+	testAttrs := f.TestsAttrs()
+	for len(owned) > 0 {
+		n := min(len(owned), chunk)
+		sel := owned[:n]
+		if testAttrs {
+			sel = x.keepAttrs(append(pt.sel[:0], sel...), f)
+		}
+		j.gather(pt, sel)
+		owned = owned[n:]
 	}
 }
 
