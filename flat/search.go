@@ -63,10 +63,10 @@ type job struct {
 type plan uint8
 
 const (
-	planAll  plan = iota // every record (Search)
-	planScan             // every record that passes the filter (SearchFiltered)
-	planIDs              // the candidate ids that pass the filter (SearchIDs)
-	planOwner            // an owner's records that pass the filter (SearchOwner)
+	planAll   plan = iota // every record (Search)
+	planScan              // every record that passes the filter (SearchFiltered)
+	planIDs               // the candidate ids that pass the filter (SearchIDs)
+	planOwner             // an owner's records that pass the filter (SearchOwner)
 )
 
 // densePercent sets where a filtered chunk is scored whole rather than
