@@ -37,8 +37,9 @@ var bench100k struct {
 }
 
 // index100k is 100,000 × 384 E5M2 records with cosine's adjustment and
-// tags drawn by benchShares (from their own seed, so the records are those
-// BenchmarkSearch100k always timed), and MaxBatch queries; built once.
+// tags drawn by benchShares and owners from 1 to 1,000 (each from its own
+// seed, so the records are those BenchmarkSearch100k always timed), and
+// MaxBatch queries; built once.
 func index100k(b *testing.B) (*Index, [][]float32) {
 	bench100k.once.Do(func() {
 		const n, dim = 100000, 384
@@ -48,6 +49,7 @@ func index100k(b *testing.B) (*Index, [][]float32) {
 		}
 		r := rand.New(rand.NewPCG(42, 1024))
 		tr := rand.New(rand.NewPCG(42, 4242))
+		or := rand.New(rand.NewPCG(42, 4343))
 		x := New(k, score.AdjustScale)
 		x.Reserve(n)
 		rec := make([]byte, k.Stride())
@@ -55,7 +57,7 @@ func index100k(b *testing.B) (*Index, [][]float32) {
 			for c := range dim {
 				rec[c] = kernel.EncodeE5M2(float32(r.NormFloat64() * 0.05))
 			}
-			var a match.Attr
+			a := match.Attr{Owner: 1 + or.Uint64N(n/100)}
 			for bit, p := range benchShares {
 				if tr.Float64() < p {
 					a.Tags |= 1 << bit
