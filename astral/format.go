@@ -19,7 +19,7 @@ import (
 // besides E5M2, the scales section and the rerank copy; a version-1 file
 // is a version-2 file without them. Version 3 added the records'
 // attributes, version 4 the tag names, version 5 the times and
-// importances.
+// importances, version 6 the IVF index kind.
 const FormatVersion = file.Version
 
 const (
@@ -54,6 +54,13 @@ const (
 	// Version 5: the ranking attributes, per slot as the tags.
 	secTimes       file.Kind = 16 // times, int64 per slot
 	secImportances file.Kind = 17 // importances, float32 per slot (finite)
+	// Version 6: an IVF index's own sections; its slots' ids, records,
+	// adjust values, multipliers and attributes lie in the flat kinds'
+	// sections, partition after partition.
+	secCentroids  file.Kind = 18 // float32, dim per partition
+	secPartitions file.Kind = 19 // per partition: slots, tombstones (uint32 each)
+	// secTombstones holds an IVF file's deleted slots too: each
+	// partition's, numbered within it, ascending, partition after partition.
 )
 
 // attrsVersion is the first format version with attribute sections,
@@ -62,6 +69,7 @@ const (
 	attrsVersion    = 3
 	tagNamesVersion = 4
 	memoryVersion   = 5 // times and importances
+	ivfVersion      = 6 // the IVF kind
 )
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
@@ -76,9 +84,10 @@ var fileFormat = &file.Format{
 		secLevel0: "graph-level0", secUpper: "graph-upper", secScales: "scales",
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
 		secTags: "tags", secOwners: "owners", secPayloads: "payloads", secTagNames: "tag-names",
-		secTimes: "times", secImportances: "importances",
+		secTimes: "times", secImportances: "importances", secCentroids: "centroids", secPartitions: "partitions",
 	},
-	Structures:  map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String()},
+	Structures: map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String(),
+		uint8(KindIVF): KindIVF.String()},
 	CheckFields: checkFields,
 	Needs:       sectionsNeeded,
 }
@@ -88,10 +97,23 @@ func decodeHeader(b []byte) (*file.Header, error) { return fileFormat.DecodeHead
 
 // headerConfig is the configuration a header records.
 func headerConfig(h *file.Header) Config {
-	return Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
+	c := Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
 		FlatLimitBytes: int64(h.FlatLimit), M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
 		Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor)}
+	if c.Kind == KindIVF {
+		// An IVF index has no graph: the graph's fields hold its settings.
+		c.NList, c.NProbe, c.IVFSeed = int(h.BlockWords), int(h.GraphFlags), h.Seed
+	}
+	return c
 }
+
+// The IVF settings a header holds (Kind IVF, version 6) in the graph's
+// fields, which an IVF index does not use.
+func ivfPartitions(h *file.Header) uint64 { return h.UpperWords }
+func ivfSplitAt(h *file.Header) int64     { return int64(h.Entry) }
+
+// maxIVFSlots bounds an IVF file's slots: each partition's are int32.
+const maxIVFSlots = 1 << 40
 
 // checkFields checks the header's fields against each other; the settings
 // the options share go through Config's one validator.
@@ -102,6 +124,9 @@ func checkFields(h *file.Header) error {
 		return err
 	}
 	structure := Kind(h.Structure)
+	if c.Kind == KindIVF && h.Version < ivfVersion {
+		return errorf(ErrCorrupt, "a version-%d file of an IVF index", h.Version)
+	}
 	if h.Version < attrsVersion && h.PayloadBytes != 0 {
 		return errorf(ErrCorrupt, "a version-%d file with %d payload bytes", h.Version, h.PayloadBytes)
 	}
@@ -118,20 +143,36 @@ func checkFields(h *file.Header) error {
 		return errorf(ErrCorrupt, "record stride %d, dimension %d stores %d", h.Stride, h.Dim, want)
 	}
 	switch {
-	case structure != KindFlat && structure != KindHNSW:
+	case structure != KindFlat && structure != KindHNSW && structure != KindIVF:
 		return errorf(ErrCorrupt, "unknown stored structure %d", structure)
-	case c.Kind != KindAuto && c.Kind != structure:
+	case structure == KindIVF && c.Kind != KindIVF:
+		return errorf(ErrCorrupt, "a %v index stores a %v structure", c.Kind, structure)
+	// An IVF index holds its records flat until it trains.
+	case c.Kind != KindAuto && c.Kind != structure && !(c.Kind == KindIVF && structure == KindFlat):
 		return errorf(ErrCorrupt, "a %v index stores a %v structure", c.Kind, structure)
 	case h.Count > h.Slots:
 		return errorf(ErrCorrupt, "%d vectors in %d slots", h.Count, h.Slots)
 	}
+	if structure == KindIVF {
+		switch {
+		case h.Slots > maxIVFSlots:
+			return errorf(ErrCorrupt, "absurd count: %d IVF slots (at most %d)", h.Slots, uint64(maxIVFSlots))
+		case ivfPartitions(h) < 1 || ivfPartitions(h) > MaxNList:
+			return errorf(ErrCorrupt, "%d IVF partitions: want 1 to %d", ivfPartitions(h), MaxNList)
+		case ivfSplitAt(h) < -1 || ivfSplitAt(h) > math.MaxInt32:
+			return errorf(ErrCorrupt, "IVF split size %d", ivfSplitAt(h))
+		}
+		return nil
+	}
 	if structure == KindFlat {
+		// An untrained IVF index keeps its settings in the graph's fields.
+		ivfFields := c.Kind == KindIVF
 		switch {
 		case h.Slots > maxFlatRecords:
 			return errorf(ErrCorrupt, "absurd count: %d vectors (a flat index holds at most %d)", h.Slots, maxFlatRecords)
 		case h.Slots != h.Count:
 			return errorf(ErrCorrupt, "flat index with %d slots for %d vectors", h.Slots, h.Count)
-		case h.Entry != hnsw.NoEntry || h.UpperWords != 0 || h.BlockWords != 0 || h.GraphFlags != 0 || h.Seed != 0:
+		case h.Entry != hnsw.NoEntry || h.UpperWords != 0 || !ivfFields && (h.BlockWords != 0 || h.GraphFlags != 0 || h.Seed != 0):
 			return errorf(ErrCorrupt, "flat index with graph fields set")
 		}
 		return nil
@@ -164,6 +205,19 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		if adjust == score.AdjustScaleSubtract {
 			want[secScales] = h.Count * 4
 		}
+	} else if Kind(h.Structure) == KindIVF {
+		nl := ivfPartitions(h)
+		want[secCentroids] = nl * uint64(h.Dim) * 4
+		want[secPartitions] = nl * 8
+		want[secIDs] = h.Slots * 8
+		want[secRecords] = h.Slots * uint64(h.Stride)
+		if adjust != score.AdjustNone {
+			want[secAdjust] = h.Slots * 4
+		}
+		if adjust == score.AdjustScaleSubtract {
+			want[secScales] = h.Slots * 4
+		}
+		want[secTombstones] = (h.Slots - h.Count) * 4
 	} else {
 		want[secTombstones] = (h.Slots - h.Count) * 4
 		want[secLevel0] = h.Slots * uint64(h.BlockWords) * 4

@@ -13,8 +13,8 @@ type FileInfo struct {
 	HeaderCRC  uint32
 	Dim        int
 	Metric     Metric
-	Kind       Kind // as configured: auto, flat or hnsw
-	Structure  Kind // what the file holds: flat or hnsw
+	Kind       Kind // as configured: auto, flat, hnsw or ivf
+	Structure  Kind // what the file holds: flat, hnsw or ivf
 	Storage    Storage
 	Stride     int // bytes per record
 	M          int
@@ -31,8 +31,13 @@ type FileInfo struct {
 	// Rerank is the rerank copy's kind (0: none) and RerankFactor its factor.
 	Rerank       Storage
 	RerankFactor int
-	Sections     []SectionInfo
-	Metadata     string // the metadata section, when present and whole
+	// IVF (Kind KindIVF): the configured partitions, the nprobe in force,
+	// and for a trained index (Structure KindIVF) its partitions (splits
+	// included) and split size (-1: never).
+	NList, NProbe, Partitions int
+	SplitAt                   int64
+	Sections                  []SectionInfo
+	Metadata                  string // the metadata section, when present and whole
 }
 
 // NoEntry is FileInfo.Entry of a file with no graph or an empty one.
@@ -54,10 +59,18 @@ func InspectFile(path string) (*FileInfo, error) {
 		return nil, err
 	}
 	h := in.Header
-	return &FileInfo{Size: in.Size, Version: h.Version, HeaderLen: int(h.HeaderLen), HeaderCRC: in.HeaderCRC,
+	fi := &FileInfo{Size: in.Size, Version: h.Version, HeaderLen: int(h.HeaderLen), HeaderCRC: in.HeaderCRC,
 		Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Structure: Kind(h.Structure),
 		Storage: Storage(h.Storage), Stride: int(h.Stride), Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor),
 		M: int(h.M), EfConstr: int(h.EfConstruction), EfSearch: int(h.EfSearch), FlatLimit: int64(h.FlatLimit),
 		Count: h.Count, Slots: h.Slots, Entry: h.Entry, UpperWords: h.UpperWords, BlockWords: int(h.BlockWords),
-		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata}, err
+		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata}
+	if fi.Kind == KindIVF {
+		c := headerConfig(h)
+		fi.NList, fi.NProbe, fi.KeepPruned = c.NList, c.NProbe, false // the graph flags hold nprobe
+		if fi.Structure == KindIVF {
+			fi.Partitions, fi.SplitAt = int(ivfPartitions(h)), ivfSplitAt(h)
+		}
+	}
+	return fi, err
 }

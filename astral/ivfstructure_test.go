@@ -3,7 +3,6 @@ package astral
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -181,14 +180,6 @@ func TestIVFPartialProbe(t *testing.T) {
 	require.ErrorIs(t, p.ivf.SetNProbe(nlist+1), ErrInvalidArgument)
 	require.ErrorIs(t, p.ivf.SetNProbe(0), ErrInvalidArgument)
 	require.ErrorIs(t, p.flat.SetNProbe(1), ErrInvalidArgument)
-}
-
-func TestIVFSaveUnsupported(t *testing.T) {
-	x, err := NewIndex(nil, WithDim(4), WithKind(KindIVF), WithIVF(2, 1))
-	require.NoError(t, err)
-	require.NoError(t, x.Add([]uint64{1}, []float32{1, 0, 0, 0}))
-	err = x.Save(io.Discard)
-	require.True(t, errors.Is(err, errors.ErrUnsupported), "%v", err)
 }
 
 // TestIVFRankingRefusedAttributesKept: a ranked query on an IVF index

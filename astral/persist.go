@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/astral-engine/astral/hnsw"
 	"github.com/astral-engine/astral/internal/fpenv"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/ivf"
 )
 
 // Persistence errors; test with errors.Is. A file that is damaged, forged
@@ -115,8 +117,17 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 	if err := x.Verify(); err != nil {
 		return 0, err // a damaged file would be saved with fresh checksums
 	}
-	if _, ok := x.live.(*ivfStructure); ok {
-		return 0, fmt.Errorf("astral: saving an IVF index (no file sections for it yet): %w", errors.ErrUnsupported)
+	if s, ok := x.live.(*ivfStructure); ok {
+		if s.ix == nil {
+			return x.saveFlat(s.buf, open)
+		}
+		if size, err = x.saveIVF(s, open); err == nil {
+			// The dirty set is what changed since the last save.
+			x.mu.Lock()
+			s.ix.MarkClean()
+			x.mu.Unlock()
+		}
+		return size, err
 	}
 	if g, ok := x.live.(graphStructure); ok {
 		err := g.View(func(v *hnsw.View) error {
@@ -132,10 +143,14 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 // newHeader fills the fields every file has.
 func (x *Index) newHeader(structure Kind) *file.Header {
 	c := x.cfg
-	return &file.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
+	h := &file.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
 		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),
 		EfConstruction: uint32(c.EfConstruction), EfSearch: uint32(x.efSearch.Load()), FlatLimit: uint64(c.FlatLimitBytes),
 		Entry: hnsw.NoEntry, Rerank: uint8(c.Rerank), RerankFactor: uint32(c.RerankFactor)}
+	if c.Kind == KindIVF {
+		h.BlockWords, h.GraphFlags, h.Seed = uint32(c.NList), uint32(x.nprobe.Load()), c.IVFSeed
+	}
+	return h
 }
 
 // flatSections turns a flat index's parts into sections of the kinds
@@ -188,6 +203,63 @@ func (x *Index) saveFlat(f *flat.Index, open func(int64) (io.Writer, error)) (in
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
 	parts := flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales)
 	parts = x.tail(append(parts, x.attrSections(h, p.Tags, p.Owners, p.Times, p.Imps)...))
+	return file.Write(h, parts, x.rt.checksummers(), open)
+}
+
+// saveIVF writes a trained IVF index: its centroids, each partition's
+// size, then its slots as a flat file's sections (partition after
+// partition, deleted slots included) with the tombstones. Hold writeMu.
+func (x *Index) saveIVF(s *ivfStructure, open func(int64) (io.Writer, error)) (int64, error) {
+	ps := s.ix.Parts()
+	h := x.newHeader(KindIVF)
+	nl := len(ps.Partitions)
+	dir := make([]uint32, 0, 2*nl)
+	slots := 0
+	for _, p := range ps.Partitions {
+		dir = append(dir, uint32(len(p.IDs)), uint32(len(p.Tombstones)))
+		slots += len(p.IDs)
+	}
+	h.Count, h.Slots = uint64(s.ix.Len()), uint64(slots)
+	h.UpperWords, h.Entry = uint64(nl), uint64(int64(ps.SplitAt))
+	ids, tags, owners := make([]uint64, 0, slots), make([]uint64, 0, slots), make([]uint64, 0, slots)
+	times, imps := make([]int64, slots), make([]float32, slots)
+	var adj, scales []float32
+	var dead []uint32
+	for _, p := range ps.Partitions {
+		d := p.Tombstones
+		for i, id := range p.IDs {
+			if len(d) > 0 && d[0] == uint32(i) {
+				d = d[1:] // a deleted slot's id may be live elsewhere
+				continue
+			}
+			if r, ok := s.ranks[id]; ok {
+				times[len(ids)+i], imps[len(ids)+i] = r.time, r.imp
+			}
+		}
+		ids = append(ids, p.IDs...)
+		tags, owners = append(tags, p.Tags...), append(owners, p.Owners...)
+		adj, scales = append(adj, p.Adjust...), append(scales, p.Scales...)
+		dead = append(dead, p.Tombstones...)
+	}
+	records := func(each func([]byte)) {
+		for _, p := range ps.Partitions {
+			each(p.Records)
+		}
+	}
+	parts := []file.Part{
+		{Kind: secCentroids, Bytes: file.BytesOf(ps.Centroids)},
+		{Kind: secPartitions, Bytes: file.BytesOf(dir)},
+		{Kind: secIDs, Bytes: file.BytesOf(ids)},
+		{Kind: secRecords, Length: uint64(slots) * uint64(h.Stride), Pieces: records},
+	}
+	if x.adjust != score.AdjustNone {
+		parts = append(parts, file.Part{Kind: secAdjust, Bytes: file.BytesOf(adj)})
+	}
+	if x.adjust == score.AdjustScaleSubtract {
+		parts = append(parts, file.Part{Kind: secScales, Bytes: file.BytesOf(scales)})
+	}
+	parts = append(parts, file.Part{Kind: secTombstones, Bytes: file.BytesOf(dead)})
+	parts = x.tail(append(parts, x.attrSections(h, tags, owners, times, imps)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -379,6 +451,21 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			}
 		}
 	}
+	if Kind(h.Structure) == KindIVF {
+		if err := x.assembleIVF(h, sec, tags, owners, times, imps); err != nil {
+			return nil, nil, err
+		}
+		if err := x.checkRerankIDs(); err != nil {
+			return nil, nil, err
+		}
+		if err := x.loadAttrs(sec(secPayloads)); err != nil {
+			return nil, nil, err
+		}
+		if mode == checkLater {
+			later = bulkCRCs
+		}
+		return x, later, nil
+	}
 	if Kind(h.Structure) == KindFlat {
 		fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
 		fp.Tags, fp.Owners, fp.Times, fp.Imps = tags, owners, times, imps
@@ -387,6 +474,12 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			return nil, nil, errorf(ErrCorrupt, "%v", err)
 		}
 		x.live = flatStructure{f}
+		if c.Kind == KindIVF {
+			// Not trained yet: the records wait in a flat index.
+			s := x.newIVF()
+			s.buf = f
+			x.live = s
+		}
 		if err := x.checkRerankIDs(); err != nil {
 			return nil, nil, err
 		}
@@ -461,6 +554,70 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 		return nil, nil, err
 	}
 	return x, nil, nil
+}
+
+// assembleIVF builds a trained IVF index over the sections (saveIVF),
+// used in place: a partition is copied before its first write.
+func (x *Index) assembleIVF(h *file.Header, sec func(file.Kind) []byte, tags, owners []uint64, times []int64, imps []float32) error {
+	dir := file.WordsOf[uint32](sec(secPartitions))
+	nl := len(dir) / 2
+	fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
+	dead := file.WordsOf[uint32](sec(secTombstones))
+	ps := ivf.Parts{Centroids: file.WordsOf[float32](sec(secCentroids)), SplitAt: int(ivfSplitAt(h)),
+		Partitions: make([]ivf.PartitionParts, nl)}
+	// Each partition's share of the sections, checked against their
+	// lengths (the header's counts) before any is cut.
+	var at, deadAt uint64
+	stride := uint64(h.Stride)
+	for i := range nl {
+		n, nd := uint64(dir[2*i]), uint64(dir[2*i+1])
+		if n > math.MaxInt32 || nd > n || at+n > h.Slots || deadAt+nd > uint64(len(dead)) {
+			return errorf(ErrCorrupt, "partition %d: %d slots, %d tombstones, past the file's %d slots and %d tombstones",
+				i, n, nd, h.Slots, len(dead))
+		}
+		pp := ivf.PartitionParts{IDs: fp.IDs[at : at+n], Records: fp.Records[at*stride : (at+n)*stride],
+			Tombstones: dead[deadAt : deadAt+nd]}
+		if fp.Adjust != nil {
+			pp.Adjust = fp.Adjust[at : at+n]
+		}
+		if fp.Scales != nil {
+			pp.Scales = fp.Scales[at : at+n]
+		}
+		if tags != nil {
+			pp.Tags, pp.Owners = tags[at:at+n], owners[at:at+n]
+		}
+		ps.Partitions[i] = pp
+		at, deadAt = at+n, deadAt+nd
+	}
+	if at != h.Slots || deadAt != uint64(len(dead)) {
+		return errorf(ErrCorrupt, "the partitions hold %d slots and %d tombstones, the header says %d and %d",
+			at, deadAt, h.Slots, len(dead))
+	}
+	s := x.newIVF()
+	ix, err := s.mk()
+	if err != nil {
+		return errorf(ErrCorrupt, "options: %v", err)
+	}
+	if err := ivf.FromParts(ix, ps); err != nil {
+		return errorf(ErrCorrupt, "%v", err)
+	}
+	s.ix, s.buf, s.ranks = ix, nil, map[uint64]rankAttr{}
+	if times != nil {
+		var slot uint64
+		for _, pp := range ps.Partitions {
+			d := pp.Tombstones
+			for i, id := range pp.IDs {
+				if len(d) > 0 && d[0] == uint32(i) {
+					d = d[1:]
+				} else {
+					s.setRank(id, rankAttr{times[slot], imps[slot]})
+				}
+				slot++
+			}
+		}
+	}
+	x.live = s
+	return nil
 }
 
 // loadAttrs fills a loaded index's payloads (from the section pay, nil

@@ -24,6 +24,7 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 	emptyGraph := saved(t, testIndex(t, nil, KindHNSW, Cosine, 0, 4, WithHNSW(2, 8)))
 	int8File := saved(t, testIndex(t, nil, KindFlat, L2, 9, 8, WithStorage(Int8), WithRerank(F16, 2)))
 	e4m3Graph := saved(t, testIndex(t, nil, KindHNSW, L2, 20, 8, WithHNSW(2, 8), WithStorage(E4M3), WithRerank(F32, 3)))
+	ivfFile := saved(t, smallIVF(t, WithMetric(L2), WithStorage(Int8)))
 	seeds := map[string][]byte{
 		"flat-cosine": flatFile, "auto-dot": dotFile, "hnsw-l2": graphFile, "hnsw-empty": emptyGraph,
 		"flat-int8-l2-rerank": int8File, "hnsw-e4m3-l2-rerank": e4m3Graph,
@@ -49,6 +50,15 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		// Version 5: times and importances.
 		"flat-memories": saved(t, withMemoryValues(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 4), 12))),
 		"hnsw-memories": saved(t, withMemoryValues(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 4, WithHNSW(2, 8)), 15))),
+		// Version 5 as main wrote it before the IVF sections.
+		"flat-version-5": readFixture(t, "testdata/v5-flat.astral"),
+		// Version 6: IVF, trained (L2 over int8: adjust and scales) and not.
+		"ivf-trained":   ivfFile,
+		"ivf-untrained": saved(t, testIndex(t, nil, KindIVF, Dot, 6, 4, WithIVF(2, 1))),
+		"ivf-bad-partitions": forge(ivfFile, func(b []byte) {
+			h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])
+			put32(b, int(h.Find(secPartitions).Offset), 3)
+		}),
 	}
 	return seeds
 }

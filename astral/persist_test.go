@@ -385,6 +385,8 @@ func smallFiles(t testing.TB) map[string][]byte {
 		// The version-3 sections: tags, owners, payloads.
 		"flat-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindFlat, Cosine, 0, 8), 40)),
 		"hnsw-attrs": saved(t, withAttrs(t, testIndex(t, nil, KindHNSW, Dot, 0, 8, WithHNSW(4, 20)), 50)),
+		// Version 6: a trained IVF index's sections.
+		"ivf": saved(t, smallIVF(t)),
 	}
 }
 

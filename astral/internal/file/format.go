@@ -16,10 +16,10 @@ import (
 // OldestVersion to Version. Version 2 added the storage kinds besides
 // E5M2, the scales section and the rerank copy; version 3 the records'
 // attributes (tags, owners, payloads); version 4 the tag names; version 5
-// the records' times and importances. An older file is a newer one without
-// what was added since.
+// the records' times and importances; version 6 the IVF structure. An
+// older file is a newer one without what was added since.
 const (
-	Version       = 5
+	Version       = 6
 	OldestVersion = 1
 )
 
