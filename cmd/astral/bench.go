@@ -186,7 +186,7 @@ curve. Every combination of the comma lists is one row.`,
 	if b.rerankStorage, err = rerankStorageOf(rerankStorage); err != nil {
 		return nil, err
 	}
-	if _, err := kindOf(b.index, true); err != nil {
+	if _, err := kindOf(b.index); err != nil {
 		return nil, err
 	}
 	if _, err := metricOf(b.metric); err != nil {
@@ -576,7 +576,7 @@ func runBench(args []string) error {
 		return benchIndexFile(b)
 	}
 	metric, _ := metricOf(b.metric)
-	kind, _ := kindOf(b.index, true)
+	kind, _ := kindOf(b.index)
 	set, err := loadData(b)
 	if err != nil {
 		return err

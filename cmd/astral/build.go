@@ -20,11 +20,12 @@ func runBuild(args []string) error {
 n-1, in file order) and saves it as one index file, which 'astral inspect'
 verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 		"astral build --data spectral --index hnsw --out memories.idx",
-		"astral build --data base.fvecs --metric l2 --storage int8 --rerank 4 --out base.idx")
+		"astral build --data base.fvecs --metric l2 --storage int8 --rerank 4 --out base.idx",
+		"astral build --data clustered --n 200000 --index ivf --nlist 256 --nprobe 16 --out world.idx")
 	var data, index, out, metricName, storageName, rerankStorageName string
-	var n, dim, m, efc, efs, threads, rerank int
+	var n, dim, m, efc, efs, threads, rerank, nlist, nprobe int
 	c.str(&data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data base.fvecs")
-	c.str(&index, "index", "auto", "index kind: flat (exact scan), hnsw (graph) or auto (flat while small)", "--index hnsw")
+	c.str(&index, "index", "auto", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
 	c.str(&out, "out", "", "the index `FILE` to write (required)", "--out memories.idx")
 	c.num(&n, "n", 100000, "stored vectors (generated fixtures only)", "--n 20000")
 	c.num(&dim, "dim", 384, fmt.Sprintf("dimension, 1 to %d (generated fixtures only)", astral.MaxDim), "--dim 128")
@@ -32,6 +33,8 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	c.num(&m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
 	c.num(&efc, "ef-construction", 200, fmt.Sprintf("HNSW: candidates kept while inserting, M to %d", astral.MaxEf), "--ef-construction 400")
 	c.num(&efs, "ef-search", astral.DefaultEfSearch, fmt.Sprintf("HNSW: the search breadth saved with the index, 1 to %d", astral.MaxEf), "--ef-search 64")
+	c.num(&nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records, and is saved untrained (exact) below that", astral.MaxNList), "--nlist 256")
+	c.num(&nprobe, "nprobe", 0, "IVF: partitions a query probes, saved with the index, 1 to nlist (default 3/64 of nlist)", "--nprobe 16")
 	c.num(&threads, "threads", astral.ThreadsAuto, "runtime workers for the build, not counting the caller: "+threadsWant, "--threads 3")
 	c.str(&storageName, "storage", "e5m2", "stored kind: e5m2, e4m3, int8, f16 or f32", "--storage int8")
 	c.num(&rerank, "rerank", 0, fmt.Sprintf("rerank factor, 0 (no rerank copy) to %d", astral.MaxRerankFactor), "--rerank 4")
@@ -42,7 +45,7 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if out == "" {
 		return usagef("--out is required")
 	}
-	kind, err := kindOf(index, false)
+	kind, err := kindOf(index)
 	if err != nil {
 		return err
 	}
@@ -63,6 +66,12 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	}
 	generated := slices.Contains(fixture.Names(), data)
 	if err := checkBuildFlags(c, generated, kind, n, dim, m, efc, efs, threads, rerank); err != nil {
+		return err
+	}
+	if nprobe == 0 {
+		nprobe = astral.DefaultNProbe(max(nlist, 1))
+	}
+	if err := checkIVFFlags(c, kind, nlist, nprobe); err != nil {
 		return err
 	}
 	if err := checkOutputs([]output{{"data", fileOrEmpty(generated, data)}}, output{"out", out}); err != nil {
@@ -87,6 +96,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if rerank > 0 {
 		opts = append(opts, astral.WithRerank(rerankStorage, rerank))
 	}
+	if kind == astral.KindIVF {
+		opts = append(opts, astral.WithIVF(nlist, nprobe))
+	}
 	x, buildS, err := buildIndex(rt, opts, set, index)
 	if err != nil {
 		return err
@@ -104,6 +116,31 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	st := x.Stats()
 	fmt.Fprintf(stdout, "built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s\n",
 		st.Kind, index, set.Name, st.Len, st.Dim, st.Metric, buildS, out, sizeString(fi.Size()), saveS)
+	if kind == astral.KindIVF {
+		if is, ok := x.IVFStats(); ok {
+			fmt.Fprintf(stdout, "ivf: %d partitions, nprobe %d, largest %d records (%.1f%%)\n", is.Partitions, nprobe, is.Largest, 100*is.Share)
+		} else {
+			fmt.Fprintf(stdout, "ivf: not trained (it trains at %d records): saved as an exact scan\n", astral.TrainSize(nlist))
+		}
+	}
+	return nil
+}
+
+// checkIVFFlags refuses the IVF flags out of range or without --index ivf,
+// and the graph's with it.
+func checkIVFFlags(c *command, kind astral.Kind, nlist, nprobe int) error {
+	if kind != astral.KindIVF {
+		return c.refuse("without --index ivf: it has no partitions", "nlist", "nprobe")
+	}
+	if err := c.refuse("to an IVF index (--index ivf): it has no graph", "m", "ef-construction", "ef-search"); err != nil {
+		return err
+	}
+	switch {
+	case nlist < 1 || nlist > astral.MaxNList:
+		return usagef("--nlist %d: want 1 to %d", nlist, astral.MaxNList)
+	case nprobe < 1 || nprobe > nlist:
+		return usagef("--nprobe %d: want 1 to nlist (%d)", nprobe, nlist)
+	}
 	return nil
 }
 

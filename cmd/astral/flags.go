@@ -289,20 +289,12 @@ func rerankStorageOf(s string) (astral.Storage, error) {
 	return st, nil
 }
 
-// kindOf parses --index; ivf only where IVF is offered (bench: build
-// cannot save one yet).
-func kindOf(s string, ivf bool) (astral.Kind, error) {
-	kinds := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW}
-	want := "flat, hnsw or auto"
-	if ivf {
-		kinds["ivf"], want = astral.KindIVF, "flat, hnsw, ivf or auto"
-	}
+// kindOf parses --index.
+func kindOf(s string) (astral.Kind, error) {
+	kinds := map[string]astral.Kind{"flat": astral.KindFlat, "auto": astral.KindAuto, "hnsw": astral.KindHNSW, "ivf": astral.KindIVF}
 	k, ok := kinds[s]
 	if !ok {
-		if s == "ivf" {
-			return 0, usagef("--index ivf: IVF indexes cannot be saved yet (the file has no sections for them); want %s", want)
-		}
-		return 0, usagef("--index %q: want %s", s, want)
+		return 0, usagef("--index %q: want flat, hnsw, ivf or auto", s)
 	}
 	return k, nil
 }

@@ -69,6 +69,10 @@ read is printed. It has no flags besides -h.`,
 		fmt.Fprintf(stdout, "level 0    %.2f links per node on average (at most %d); %d nodes without links\n",
 			mean, len(gs.Level0Links)-1, gs.Level0Links[0])
 	}
+	if is, ok := x.IVFStats(); ok {
+		fmt.Fprintf(stdout, "ivf        %d partitions, %d records, %d tombstones; largest partition %d (%d records, %.1f%% of them); %d dirty\n",
+			is.Partitions, is.Records, is.Tombstones, is.LargestIndex, is.Largest, 100*is.Share, is.Dirty)
+	}
 	fmt.Fprintln(stdout, "ok         every checksum, count, offset and link checked")
 	return nil
 }
@@ -81,8 +85,17 @@ func printInfo(path string, in *astral.FileInfo) {
 	if in.Rerank != 0 {
 		fmt.Fprintf(stdout, "rerank     %v copy, %d candidates per result\n", in.Rerank, in.RerankFactor)
 	}
-	fmt.Fprintf(stdout, "options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
+	if in.Kind == astral.KindIVF {
+		fmt.Fprintf(stdout, "options    nlist %d, nprobe %d, seed %d, flat limit %d bytes\n", in.NList, in.NProbe, in.Seed, in.FlatLimit)
+	} else {
+		fmt.Fprintf(stdout, "options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
+	}
 	fmt.Fprintf(stdout, "counts     %d vectors in %d slots", in.Count, in.Slots)
+	if in.Structure == astral.KindIVF {
+		fmt.Fprintf(stdout, " (%d tombstones), %d partitions, split size %d", in.Slots-in.Count, in.Partitions, in.SplitAt)
+	} else if in.Kind == astral.KindIVF {
+		fmt.Fprint(stdout, ", not trained (an exact scan)")
+	}
 	if in.Structure == astral.KindHNSW {
 		fmt.Fprintf(stdout, " (%d tombstones), %d words per level-0 block, %d upper-level words", in.Slots-in.Count, in.BlockWords, in.UpperWords)
 	}

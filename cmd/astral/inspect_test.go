@@ -46,6 +46,38 @@ func TestBuildInspect(t *testing.T) {
 	require.Error(t, runBuild([]string{"--data", "random", "--index", "tree", "--out", filepath.Join(dir, "x.idx")}))
 }
 
+// TestBuildInspectIVF: build --index ivf saves a trained IVF index (or,
+// below the training size, an untrained one) that inspect verifies and
+// describes, and that opens with the partitions and nprobe it was built
+// with.
+func TestBuildInspectIVF(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ivf.idx")
+	n := astral.TrainSize(8) + 100
+	code, out, errOut := runCLI(t, dir, "build", "--data", "clustered", "--n", fmt.Sprint(n), "--dim", "16",
+		"--index", "ivf", "--nlist", "8", "--nprobe", "3", "--threads", "0", "--out", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "ivf: 8 partitions, nprobe 3")
+	code, out, errOut = runCLI(t, dir, "inspect", path)
+	require.Equal(t, 0, code, errOut)
+	for _, w := range []string{"index      ivf (configured ivf)", "options    nlist 8, nprobe 3", "8 partitions, split size",
+		"centroids", "partitions", "ivf        8 partitions, " + fmt.Sprint(n) + " records", "ok         every checksum"} {
+		require.Contains(t, out, w)
+	}
+	x, err := astral.OpenFile(nil, path)
+	require.NoError(t, err)
+	require.Equal(t, n, x.Len())
+	require.Equal(t, 3, x.Config().NProbe)
+	require.NoError(t, x.Close())
+	small := filepath.Join(dir, "small.idx")
+	code, out, errOut = runCLI(t, dir, "build", "--data", "random", "--n", "50", "--dim", "8", "--index", "ivf", "--nlist", "8", "--out", small)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "not trained")
+	code, out, errOut = runCLI(t, dir, "inspect", small)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "not trained (an exact scan)")
+}
+
 func flip(b []byte, at int) []byte {
 	c := append([]byte{}, b...)
 	c[at] ^= 0x40
