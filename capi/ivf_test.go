@@ -2,6 +2,8 @@ package main
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,4 +53,50 @@ func TestIVFThroughC(t *testing.T) {
 	old, st := createIndex(options{size: 48, dim: dim, kind: kindIVF}) // the layout before the IVF fields
 	require.Equal(t, statusOK, st, lastError())
 	destroyIndex(old)
+}
+
+// TestIVFPersistThroughC: a trained ASTRAL_KIND_IVF index saves to a file
+// and a buffer and loads back from both (mapped and copied) with the same
+// answers and stats; the mapped copy takes writes.
+func TestIVFPersistThroughC(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 1)
+	const dim, n = 8, 4096 // TrainSize(4)
+	r := rand.New(rand.NewPCG(21, 9))
+	vecs := randomRows(r, n, dim)
+	h, st := createIndex(options{dim: dim, kind: kindIVF, nlist: 4, nprobe: 2, seed: 7})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(h)
+	require.Equal(t, statusOK, addVectors(h, ids(1, n), vecs), lastError())
+	qs := vecs[:4*dim]
+	want, st := queryBatch(h, qs, 4, dim, 10, 40)
+	require.Equal(t, statusOK, st, lastError())
+	_, need, _ := saveBuffer(h, 0)
+	file, size, st := saveBuffer(h, need)
+	require.Equal(t, statusOK, st, lastError())
+	require.Equal(t, need, size)
+	path := filepath.Join(t.TempDir(), "ivf.idx")
+	require.Equal(t, statusOK, saveFile(h, path), lastError())
+	onDisk, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, file, onDisk)
+	mem, st := loadMemory(file)
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(mem)
+	mapped, st := loadFile(path)
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(mapped)
+	for _, y := range []uint64{mem, mapped} {
+		got, st := queryBatch(y, qs, 4, dim, 10, 40)
+		require.Equal(t, statusOK, st, lastError())
+		require.Equal(t, want, got)
+		s, st := indexStats(y)
+		require.Equal(t, statusOK, st)
+		require.Equal(t, uint32(kindIVF), s.kind)
+		require.Equal(t, uint64(n), s.count)
+	}
+	fresh := randomRows(r, 1, dim)
+	require.Equal(t, statusOK, addVectors(mapped, []uint64{n + 5}, fresh), lastError())
+	got, _ := query(mapped, fresh, 1, 1)
+	require.Equal(t, uint64(n+5), got[0].ID)
 }

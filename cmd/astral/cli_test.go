@@ -196,7 +196,7 @@ func TestBadValues(t *testing.T) {
 	refused(t, dir, []string{`--storage "e9m9": want e5m2`}, "bench", "--storage", "e5m2,e9m9")
 	refused(t, dir, []string{`--metric "manhattan": want cosine, dot or l2`}, "build", "--metric", "manhattan", "--out", "x.idx")
 	refused(t, dir, []string{`--kernel "avx9000": this CPU runs go`}, "bench", "--kernel", "avx9000")
-	refused(t, dir, []string{`--index "tree": want flat, hnsw or auto`}, "build", "--index", "tree", "--out", "x.idx")
+	refused(t, dir, []string{`--index "tree": want flat, hnsw, ivf or auto`}, "build", "--index", "tree", "--out", "x.idx")
 	refused(t, dir, []string{`--index "tree": want flat, hnsw, ivf or auto`}, "bench", "--index", "tree")
 	refused(t, dir, []string{"--nlist does not apply without --index ivf"}, "build", "--index", "hnsw", "--nlist", "8", "--out", "x.idx")
 	refused(t, dir, []string{"--m does not apply to an IVF index"}, "build", "--index", "ivf", "--m", "8", "--out", "x.idx")
