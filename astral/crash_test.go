@@ -23,9 +23,10 @@ import (
 const crashChildEnv = "ASTRAL_CRASH_CHILD"
 
 // TestKillDuringSave kills a child process with SIGKILL at random moments
-// while it saves, over and over, one of two indexes to the same path; each
-// time the path must hold one of them, whole: the same bytes, checksums
-// that pass, the same answers. 200 rounds (30 with -short).
+// while it saves, over and over, one of three indexes (a graph, a flat
+// index, an IVF index) to the same path; each time the path must hold one
+// of them, whole: the same bytes, checksums that pass, the same answers.
+// 200 rounds (30 with -short).
 func TestKillDuringSave(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		crashChild(t)
@@ -40,31 +41,33 @@ func TestKillDuringSave(t *testing.T) {
 	testsize.SkipEmulated(t, "crash safety is the file code's (write, fsync, rename), not the kernels'; qemu-user cannot re-execute the test binary")
 	rounds := sized(200, 30)
 	dir := t.TempDir()
-	// Two indexes of different kinds and sizes, so a torn file could not
-	// pass for either.
+	// Indexes of different kinds and sizes, so a torn file could not pass
+	// for another.
 	a := testIndex(t, nil, KindHNSW, Cosine, 1500, 32)
 	b := testIndex(t, nil, KindFlat, L2, 3000, 24)
-	files := [][]byte{saved(t, a), saved(t, b)}
-	want := [][]Result{answers(t, a, 4), answers(t, b, 4)}
-	srcs := []string{filepath.Join(dir, "a.src"), filepath.Join(dir, "b.src")}
+	c := testIndex(t, nil, KindIVF, Dot, 3000, 16, WithIVF(8, 2), withIVFTrainAt(1500))
+	files := [][]byte{saved(t, a), saved(t, b), saved(t, c)}
+	want := [][]Result{answers(t, a, 4), answers(t, b, 4), answers(t, c, 4)}
+	srcs := []string{filepath.Join(dir, "a.src"), filepath.Join(dir, "b.src"), filepath.Join(dir, "c.src")}
 	for i, f := range files {
 		require.NoError(t, os.WriteFile(srcs[i], f, 0o644))
 	}
 	work := filepath.Join(dir, "work")
 	path := filepath.Join(work, "save.idx")
 	r := rand.New(rand.NewPCG(2024, 11))
-	var seen [2]int
+	var seen [3]int
 	torn := 0    // rounds killed with a temporary file written but not renamed
 	changed := 0 // rounds in which at least one save completed
 	start := time.Now()
 	for round := range rounds {
 		require.NoError(t, os.RemoveAll(work))
 		require.NoError(t, os.Mkdir(work, 0o755))
-		first := round % 2 // the path starts out holding one of the two
+		first := round % 3 // the path starts out holding one of the three
 		require.NoError(t, os.WriteFile(path, files[first], 0o644))
 
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringSave$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{path, srcs[1-first], srcs[first]}, string(os.PathListSeparator)))
+		order := []string{path, srcs[(first+1)%3], srcs[(first+2)%3], srcs[first]}
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join(order, string(os.PathListSeparator)))
 		out, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		cmd.Stderr = os.Stderr
@@ -89,7 +92,7 @@ func TestKillDuringSave(t *testing.T) {
 				which = i
 			}
 		}
-		require.GreaterOrEqual(t, which, 0, "round %d: the file is neither index (%d bytes)", round, len(got))
+		require.GreaterOrEqual(t, which, 0, "round %d: the file is none of the indexes (%d bytes)", round, len(got))
 		seen[which]++
 		if which != first {
 			changed++
@@ -104,13 +107,13 @@ func TestKillDuringSave(t *testing.T) {
 			torn++
 		}
 	}
-	t.Logf("%d rounds in %v: the path held index A %d times, B %d times; %d rounds replaced the file at least once; %d kills left a temporary file behind",
-		rounds, time.Since(start).Round(time.Millisecond), seen[0], seen[1], changed, torn)
-	require.Positive(t, seen[0]+seen[1])
+	t.Logf("%d rounds in %v: the path held index A %d times, B %d times, C (IVF) %d times; %d rounds replaced the file at least once; %d kills left a temporary file behind",
+		rounds, time.Since(start).Round(time.Millisecond), seen[0], seen[1], seen[2], changed, torn)
+	require.Positive(t, seen[0]+seen[1]+seen[2])
 }
 
-// crashChild loads the two source files and saves them to the path in
-// turn, first the one the path does not hold, until it is killed (or 20 s
+// crashChild loads the source files and saves them to the path in turn,
+// first those the path does not hold, until it is killed (or 20 s
 // pass, should the parent be gone).
 func crashChild(t *testing.T) {
 	parts := strings.Split(os.Getenv(crashChildEnv), string(os.PathListSeparator))
@@ -126,6 +129,6 @@ func crashChild(t *testing.T) {
 	os.Stdout.WriteString("ready\n")
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
-		require.NoError(t, xs[i%2].SaveFile(path))
+		require.NoError(t, xs[i%len(xs)].SaveFile(path))
 	}
 }
