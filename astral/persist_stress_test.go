@@ -63,7 +63,7 @@ type snapshot struct {
 func TestStressConcurrentSave(t *testing.T) {
 	testsize.SkipNoAsm(t, "snapshots and their loading are kernel-independent; the model check is exact only for flat")
 	testsize.SkipEmulated(t, "concurrency: qemu keeps the x86 host's memory order, and -race proves the locking natively")
-	for _, kind := range []Kind{KindFlat, KindHNSW, KindAuto} {
+	for _, kind := range []Kind{KindFlat, KindHNSW, KindAuto, KindIVF} {
 		t.Run(kind.String(), func(t *testing.T) { stress(t, kind) })
 	}
 }
@@ -78,7 +78,7 @@ func stress(t *testing.T, kind Kind) {
 	}
 	rt := newRuntime(t, 1)
 	x, err := NewIndex(rt, WithDim(dim), WithKind(kind), WithHNSW(8, 60), WithEfSearch(64),
-		WithFlatLimitBytes(int64(writers*opsPer/3*64)))
+		WithFlatLimitBytes(int64(writers*opsPer/3*64)), WithIVF(4, 4), withIVFTrainAt(writers*opsPer/4))
 	require.NoError(t, err)
 	ws := make([]*stressWriter, writers)
 	for i := range ws {
@@ -226,6 +226,10 @@ func stress(t *testing.T, kind Kind) {
 		final.before[i], final.after[i] = opsPer, opsPer
 	}
 	snaps = append(snaps, final)
+	if kind == KindIVF {
+		_, trained := x.IVFStats()
+		require.True(t, trained, "the IVF index trained under load")
+	}
 	t.Logf("%v: %d saves under load (%d checked), final kind %v, %d vectors", kind, saves.Load(), len(snaps), x.Stats().Kind, x.Len())
 	require.GreaterOrEqual(t, len(snaps), 3)
 
