@@ -76,6 +76,8 @@ func TestSaveDeterministic(t *testing.T) {
 		// 300 records of 64 bytes and more pass 8000 bytes: the first Add
 		// starts a switch that the later calls race.
 		{"auto", []Option{WithKind(KindAuto), WithFlatLimitBytes(8000)}},
+		// Trained by the first Add, on its workers; then partitions change.
+		{"ivf", []Option{WithKind(KindIVF), WithIVF(8, 3), withIVFTrainAt(200)}},
 	}
 	for _, k := range kinds {
 		for _, s := range storages {
