@@ -86,8 +86,13 @@ func TestIVFRoundTrip(t *testing.T) {
 			// Writes copy the mapped partitions; the file stays as it was.
 			require.NoError(t, y.AddWith(seqIDs(90000, 2), s.vecs[:32], nil))
 			require.NoError(t, y.Remove(s.ids[10]))
+			yst, _ = y.IVFStats()
+			dirty := yst.Dirty
+			require.True(t, dirty >= 1 && dirty <= 3, "%d partitions changed by 2 adds and a remove", dirty)
 			z, err := LoadBytes(nil, saved(t, y))
 			require.NoError(t, err)
+			yst, _ = y.IVFStats()
+			require.Zero(t, yst.Dirty, "a save cleans")
 			require.Equal(t, answers(t, y, 4), answers(t, z, 4))
 			require.NoError(t, y.Close())
 		}

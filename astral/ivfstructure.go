@@ -307,6 +307,7 @@ func (x *Index) SetNProbe(n int) error {
 
 // IVFStats returns the partitions' statistics and true when the index is
 // an IVF index that has trained (until then it scans its records exactly).
+// Its Dirty counts the partitions changed since the last save.
 func (x *Index) IVFStats() (ivf.Stats, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
