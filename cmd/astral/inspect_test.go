@@ -52,29 +52,35 @@ func TestBuildInspect(t *testing.T) {
 // with.
 func TestBuildInspectIVF(t *testing.T) {
 	dir := t.TempDir()
+	var buf bytes.Buffer
+	old := stdout
+	stdout = &buf
+	defer func() { stdout = old }()
+	run := func(fn func([]string) error, args ...string) string {
+		t.Helper()
+		buf.Reset()
+		require.NoError(t, fn(args))
+		return buf.String()
+	}
 	path := filepath.Join(dir, "ivf.idx")
-	n := astral.TrainSize(8) + 100
-	code, out, errOut := runCLI(t, dir, "build", "--data", "clustered", "--n", fmt.Sprint(n), "--dim", "16",
-		"--index", "ivf", "--nlist", "8", "--nprobe", "3", "--threads", "0", "--out", path)
-	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "ivf: 8 partitions, nprobe 3")
-	code, out, errOut = runCLI(t, dir, "inspect", path)
-	require.Equal(t, 0, code, errOut)
-	for _, w := range []string{"index      ivf (configured ivf)", "options    nlist 8, nprobe 3", "8 partitions, split size",
-		"centroids", "partitions", "ivf        8 partitions, " + fmt.Sprint(n) + " records", "ok         every checksum"} {
+	n := astral.TrainSize(2) + 100
+	out := run(runBuild, "--data", "random", "--n", fmt.Sprint(n), "--dim", "8",
+		"--index", "ivf", "--nlist", "2", "--nprobe", "1", "--threads", "0", "--out", path)
+	require.Contains(t, out, "ivf: 2 partitions, nprobe 1")
+	out = run(runInspect, path)
+	for _, w := range []string{"index      ivf (configured ivf)", "options    nlist 2, nprobe 1", "2 partitions, split size",
+		"centroids", "partitions", "ivf        2 partitions, " + fmt.Sprint(n) + " records", "ok         every checksum"} {
 		require.Contains(t, out, w)
 	}
 	x, err := astral.OpenFile(nil, path)
 	require.NoError(t, err)
 	require.Equal(t, n, x.Len())
-	require.Equal(t, 3, x.Config().NProbe)
+	require.Equal(t, 1, x.Config().NProbe)
 	require.NoError(t, x.Close())
 	small := filepath.Join(dir, "small.idx")
-	code, out, errOut = runCLI(t, dir, "build", "--data", "random", "--n", "50", "--dim", "8", "--index", "ivf", "--nlist", "8", "--out", small)
-	require.Equal(t, 0, code, errOut)
+	out = run(runBuild, "--data", "random", "--n", "50", "--dim", "8", "--index", "ivf", "--nlist", "8", "--out", small)
 	require.Contains(t, out, "not trained")
-	code, out, errOut = runCLI(t, dir, "inspect", small)
-	require.Equal(t, 0, code, errOut)
+	out = run(runInspect, small)
 	require.Contains(t, out, "not trained (an exact scan)")
 }
 
