@@ -26,11 +26,12 @@ the host that built it) pass them all.`,
 		"astral query --index-file memories.idx --queries query.fvecs --first 3 --ef 256",
 		"astral query --index-file npc.idx --queries q.fvecs --owner 42 --tags-any 3,7 --deny 1001")
 	var indexFile, queries, owner, tagsAll, tagsAny, tagsNone, allow, deny string
-	var k, ef, first, threads int
+	var k, ef, nprobe, first, threads int
 	c.str(&indexFile, "index-file", "", "the index `FILE` to search (required)", "--index-file memories.idx")
 	c.str(&queries, "queries", "", "the queries' .fvecs `FILE`, of the index's dimension (required)", "--queries query.fvecs")
 	c.num(&k, "k", 10, fmt.Sprintf("results per query, 1 to %d", astral.MaxK), "--k 5")
 	c.num(&ef, "ef", 0, fmt.Sprintf("HNSW: search breadth, 1 to %d; default: the one saved in the file", astral.MaxEf), "--ef 256")
+	c.num(&nprobe, "nprobe", 0, "IVF: partitions probed per query, 1 to the file's nlist; default: the one saved in the file", "--nprobe 32")
 	c.num(&first, "first", 0, "search only the first N queries of the file (0: all)", "--first 3")
 	c.num(&threads, "threads", astral.ThreadsAuto, "runtime workers a flat scan is split over, not counting the caller: "+threadsWant, "--threads 0")
 	c.str(&owner, "owner", "", "only records of this owner key (a whole number; 0: any)", "--owner 42")
@@ -98,6 +99,14 @@ the host that built it) pass them all.`,
 		}
 		if err := x.SetEfSearch(ef); err != nil {
 			return err
+		}
+	}
+	if c.given("nprobe") {
+		if st.Kind != astral.KindIVF {
+			return usagef("--nprobe does not apply: %s holds a %s index, which has no partitions", indexFile, st.Kind)
+		}
+		if err := x.SetNProbe(nprobe); err != nil {
+			return usagef("--nprobe %d: want 1 to the file's nlist (%d)", nprobe, x.Config().NList)
 		}
 	}
 	nq := len(qs) / dim

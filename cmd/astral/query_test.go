@@ -35,20 +35,28 @@ func TestQuery(t *testing.T) {
 	base, queries := fvecsPair(t, dir)
 	qs, dim, err := fixture.LoadFvecsFile(queries)
 	require.NoError(t, err)
-	for _, index := range []string{"flat", "hnsw"} {
+	for _, index := range []string{"flat", "hnsw", "ivf"} {
 		idx := filepath.Join(dir, index+".idx")
-		captured(t, func() error {
-			return runBuild([]string{"--data", base, "--index", index, "--metric", "l2", "--out", idx})
-		})
+		build := []string{"--data", base, "--index", index, "--metric", "l2", "--out", idx}
+		if index == "ivf" {
+			build = append(build, "--nlist", "4")
+		}
+		captured(t, func() error { return runBuild(build) })
 		args := []string{"--index-file", idx, "--queries", queries, "--k", "4", "--threads", "0"}
-		if index == "hnsw" {
+		switch index {
+		case "hnsw":
 			args = append(args, "--ef", "8")
+		case "ivf":
+			args = append(args, "--nprobe", "2")
 		}
 		out := captured(t, func() error { return runQuery(args) })
 		x, err := astral.OpenFile(nil, idx)
 		require.NoError(t, err)
-		if index == "hnsw" {
+		switch index {
+		case "hnsw":
 			require.NoError(t, x.SetEfSearch(8))
+		case "ivf":
+			require.NoError(t, x.SetNProbe(2))
 		}
 		var want strings.Builder
 		fmt.Fprintln(&want, "query rank id score plan")
@@ -88,6 +96,10 @@ func TestQuery(t *testing.T) {
 	require.NoError(t, fixture.SaveFvecsFile(other, make([]float32, 24), 8))
 	err = runQuery([]string{"--index-file", idx, "--queries", other})
 	require.ErrorContains(t, err, "--queries "+other+": dimension 8 and 3 vectors; "+idx+" has dimension 16")
+	err = runQuery([]string{"--index-file", idx, "--queries", queries, "--nprobe", "2"})
+	require.ErrorContains(t, err, "--nprobe does not apply")
+	err = runQuery([]string{"--index-file", filepath.Join(dir, "ivf.idx"), "--queries", queries, "--nprobe", "5"})
+	require.ErrorContains(t, err, "--nprobe 5: want 1 to the file's nlist (4)")
 }
 
 // TestQueryScoped: --owner, --tags-*, --allow and --deny scope the search
