@@ -163,8 +163,8 @@ typedef struct AstralInit {
 #define ASTRAL_KIND_FLAT 1u /* exact scan of every record */
 #define ASTRAL_KIND_HNSW 2u /* graph search: approximate, for indexes too large to scan in a frame */
 #define ASTRAL_KIND_IVF 3u  /* k-means partitions, ivf_nprobe scanned per query: approximate, for
-                             * stores past HNSW's build time or memory. Not yet saved,
-                             * ranked nor budgeted (query_within):
+                             * stores past HNSW's build time or memory. Saved and loaded
+                             * as the others; not yet ranked nor budgeted (query_within):
                              * those return ASTRAL_E_UNSUPPORTED. */
 
 /* Stored component kinds. 0 selects the default, E5M2.
