@@ -125,3 +125,66 @@ func TestRankedBadInput(t *testing.T) {
 	_, _, st = memory(h, 100)
 	require.Equal(t, stNotFound, st, "all or nothing")
 }
+
+// TestUpsertMemories: astral_index_upsert_memories replaces a stored
+// record's vector, tags, time and importance in one call and adds a new
+// one, as the Go Upsert does; bad input changes nothing.
+func TestUpsertMemories(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 0)
+	const dim = 8
+	r := rand.New(rand.NewPCG(45, 46))
+	base := randomRows(r, 20, dim)
+	for _, o := range []options{{dim: dim, kind: kindFlat}, {dim: dim, kind: kindHNSW, m: 8, efc: 32}} {
+		h, st := createIndex(o)
+		require.Equal(t, stOK, st, lastError())
+		x, err := astral.NewIndex(nil, goOptions(o)...)
+		require.NoError(t, err)
+		times, imps := make([]int64, 20), make([]float32, 20)
+		attrs := make([]astral.Attributes, 20)
+		for i := range 20 {
+			times[i], imps[i] = int64(10*i), float32(i)/4
+			attrs[i] = astral.Attributes{Time: times[i], Importance: imps[i]}
+		}
+		require.Equal(t, stOK, addMemories(h, ids(1, 20), base, nil, times, imps), lastError())
+		require.NoError(t, x.AddWith(ids(1, 20), base, attrs))
+
+		up := randomRows(r, 2, dim)
+		upIDs := []uint64{3, 50} // stored, new
+		require.Equal(t, stOK, upsertMemories(h, upIDs, up, []uint64{4, 8}, []int64{-7, 900}, []float32{2.5, 0.125}), lastError())
+		require.NoError(t, x.Upsert(upIDs, up, []astral.Attributes{{Tags: 4, Time: -7, Importance: 2.5}, {Tags: 8, Time: 900, Importance: 0.125}}))
+		for i, id := range upIDs {
+			tm, imp, st := memory(h, id)
+			require.Equal(t, stOK, st, lastError())
+			require.Equal(t, []any{[]int64{-7, 900}[i], []float32{2.5, 0.125}[i]}, []any{tm, imp}, "id %d", id)
+		}
+		rk := astral.Rank{Relevance: 1, Recency: 1, Importance: 1, Decay: 0.99, Now: 1000}
+		want, _, err := x.QueryWith(nil, up[:dim], astral.QueryOptions{K: 5, Rank: rk})
+		require.NoError(t, err)
+		got, st := queryRanked(h, up[:dim], 5, filter{}, rk, 0, 0)
+		require.Equal(t, stOK, st, lastError())
+		require.Equal(t, want, got)
+
+		// NULL times and importances: the replaced record's become 0.
+		require.Equal(t, stOK, upsertMemories(h, []uint64{4}, base[:dim], nil, nil, nil), lastError())
+		tm, imp, st := memory(h, 4)
+		require.Equal(t, stOK, st)
+		require.Zero(t, tm)
+		require.Zero(t, imp)
+
+		// Bad input: nothing changes, not even the good rows.
+		nan := float32(math.NaN())
+		require.Equal(t, stNonFinite, upsertMemories(h, []uint64{5, 60}, base[:2*dim], nil, []int64{1, 2}, []float32{1, nan}))
+		require.Contains(t, lastError(), "astral_index_upsert_memories")
+		require.Equal(t, stDuplicateID, upsertMemories(h, []uint64{5, 5}, base[:2*dim], nil, []int64{1, 2}, nil))
+		require.Equal(t, stDimension, upsertMemories(h, []uint64{5, 60}, base[:dim], nil, []int64{1, 2}, nil))
+		tm, imp, st = memory(h, 5)
+		require.Equal(t, stOK, st)
+		require.Equal(t, []any{times[4], imps[4]}, []any{tm, imp})
+		_, _, st = memory(h, 60)
+		require.Equal(t, stNotFound, st, "all or nothing")
+		destroyIndex(h)
+		require.Equal(t, stStale, upsertMemories(h, []uint64{5}, base[:dim], nil, nil, nil))
+		x.Close()
+	}
+}

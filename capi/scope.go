@@ -72,11 +72,28 @@ func astral_index_upsert(index C.AstralIndex, ids *C.uint64_t, count C.size_t, v
 	return statusOK
 }
 
-// addExArgs checks what astral_index_add_ex, _add_memories and _upsert
-// share (addArgs's checks, then the attributes') and reads the
-// attributes: nil when tags, owners, payloads, times and importances are
-// all NULL. Payloads are slices of the host's
-// memory: AddWith and Upsert copy them before they return.
+//export astral_index_upsert_memories
+func astral_index_upsert_memories(index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
+	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t, times *C.int64_t, importances *C.float) (st C.AstralStatus) {
+	const fn = "astral_index_upsert_memories"
+	defer recoverStatus(fn, &st, enterFP())
+	e, idv, vecs, attrs, st := addExArgs(fn, index, ids, count, vectors, valueCount, tags, owners, payloads, payloadSizes, times, importances)
+	if st != statusOK {
+		return st
+	}
+	// One Upsert carries the times and importances with the rest, so no
+	// query sees the new vector with the old time and importance.
+	if err := e.x.Upsert(idv, vecs, attrs); err != nil {
+		return failErr(fn, err)
+	}
+	return statusOK
+}
+
+// addExArgs checks what astral_index_add_ex, _add_memories, _upsert and
+// _upsert_memories share (addArgs's checks, then the attributes') and
+// reads the attributes: nil when tags, owners, payloads, times and
+// importances are all NULL. Payloads are slices of the host's memory:
+// AddWith and Upsert copy them before they return.
 func addExArgs(fn string, index C.AstralIndex, ids *C.uint64_t, count C.size_t, vectors *C.float, valueCount C.size_t,
 	tags, owners *C.uint64_t, payloads *unsafe.Pointer, payloadSizes *C.uint32_t,
 	times *C.int64_t, importances *C.float) (*entry, []uint64, []float32, []astral.Attributes, C.AstralStatus) {

@@ -555,9 +555,22 @@ func queryExLoopC(h uint64, qs cFloats, dim int, o cQueryOptions, res cResults, 
 	return C.capi_test_query_ex_loop(C.AstralIndex(h), qs.p, C.size_t(qs.n/dim), C.size_t(dim), o.o.p, res.p, C.size_t(res.n), C.size_t(iterations))
 }
 
-// addMemories adds through astral_index_add_memories: tags, owners,
-// times and importances (nil: NULL) beside the vectors; no payloads.
+// addMemories adds through astral_index_add_memories: tags, times and
+// importances (nil: NULL) beside the vectors; no owners or payloads.
 func addMemories(h uint64, ids []uint64, vecs []float32, tags []uint64, times []int64, imps []float32) status {
+	return withMemoryArgs(astral_index_add_memories, h, ids, vecs, tags, times, imps)
+}
+
+// upsertMemories is addMemories through astral_index_upsert_memories.
+func upsertMemories(h uint64, ids []uint64, vecs []float32, tags []uint64, times []int64, imps []float32) status {
+	return withMemoryArgs(astral_index_upsert_memories, h, ids, vecs, tags, times, imps)
+}
+
+// memoryCall is the signature astral_index_add_memories and
+// _upsert_memories share.
+type memoryCall func(C.AstralIndex, *C.uint64_t, C.size_t, *C.float, C.size_t, *C.uint64_t, *C.uint64_t, *unsafe.Pointer, *C.uint32_t, *C.int64_t, *C.float) C.AstralStatus
+
+func withMemoryArgs(call memoryCall, h uint64, ids []uint64, vecs []float32, tags []uint64, times []int64, imps []float32) status {
 	ci, cv := cCopy(ids), cFloatsOf(vecs)
 	defer ci.free()
 	defer cv.free()
@@ -579,7 +592,7 @@ func addMemories(h uint64, ids []uint64, vecs []float32, tags []uint64, times []
 		defer a.free()
 		cim = (*C.float)(unsafe.Pointer(a.p))
 	}
-	return astral_index_add_memories(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)),
+	return call(C.AstralIndex(h), (*C.uint64_t)(unsafe.Pointer(ci.p)), C.size_t(len(ids)), cv.p, C.size_t(len(vecs)),
 		ct, nil, nil, nil, ctm, cim)
 }
 

@@ -622,7 +622,8 @@ ASTRAL_API AstralStatus astral_index_clear(AstralIndex index);
 /* astral_index_add_ex where an id already stored is replaced (vector,
  * tags, owner and payload) instead of refused: arguments as
  * astral_index_add_ex, all or nothing as it (an id repeated in ids is
- * DUPLICATE_ID; ids already stored are not).
+ * DUPLICATE_ID; ids already stored are not). A replaced record's time
+ * and importance become 0; astral_index_upsert_memories sets them.
  * Statuses: as astral_index_add_ex, without DUPLICATE_ID for a stored id.
  * Thread-safe: a query running meanwhile sees each record old or new,
  * never missing (queries wait while the records are replaced). */
@@ -630,6 +631,20 @@ ASTRAL_API AstralStatus astral_index_upsert(AstralIndex index, const uint64_t *i
                                             const float *vectors, size_t value_count,
                                             const uint64_t *tags, const uint64_t *owners,
                                             const void *const *payloads, const uint32_t *payload_sizes);
+
+/* astral_index_upsert with each record's time and importance, as
+ * astral_index_add_memories takes them (NULL for all 0): a stored id's
+ * vector, tags, owner, payload, time and importance are replaced in one
+ * step, so a query never sees the new vector with the old time. All or
+ * nothing, as astral_index_upsert.
+ * Statuses: as astral_index_upsert; NON_FINITE also for an importance
+ * that is NaN or infinite.
+ * Thread-safe, as astral_index_upsert. */
+ASTRAL_API AstralStatus astral_index_upsert_memories(AstralIndex index, const uint64_t *ids, size_t count,
+                                                     const float *vectors, size_t value_count,
+                                                     const uint64_t *tags, const uint64_t *owners,
+                                                     const void *const *payloads, const uint32_t *payload_sizes,
+                                                     const int64_t *times, const float *importances);
 
 /* Writes the stored vector of id (value_count = dimension floats) to
  * out_vector: from the rerank copy when the index has one, else the

@@ -437,6 +437,23 @@ public:
             or_null(payloads), or_null(payload_sizes));
     }
 
+    // upsert with memory-ranking values (astral_index_upsert_memories):
+    // times and importances as add_memories', replaced with the rest in
+    // one step.
+    Status upsert_memories(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags,
+                           Span<const std::uint64_t> owners, Span<const void *const> payloads,
+                           Span<const std::uint32_t> payload_sizes, Span<const std::int64_t> times,
+                           Span<const float> importances) noexcept {
+        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
+            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size() ||
+            !one_per_id(times, ids.size()) || !one_per_id(importances, ids.size())) {
+            return ASTRAL_E_INVALID_ARGUMENT;
+        }
+        return ASTRAL_HPP_CALL(astral_index_upsert_memories)(
+            handle_, ids.data(), ids.size(), vectors.data(), vectors.size(), or_null(tags), or_null(owners),
+            or_null(payloads), or_null(payload_sizes), or_null(times), or_null(importances));
+    }
+
     // Writes id's stored vector (dimension() floats; a cosine index's is
     // the unit vector) to out. astral_index_get_vector.
     Status vector(std::uint64_t id, Span<float> out) const noexcept {

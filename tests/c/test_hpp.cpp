@@ -277,6 +277,13 @@ int main() {
             CHECK(m.memory(99, tm, im).code() == ASTRAL_E_NOT_FOUND);
             CHECK(m.query(q, astral::QueryOptions(4).rank(0, 0, 1, 1, 0), r, mn).ok() && r[0].id == 1);
             CHECK(m.query(q, astral::QueryOptions(4).rank(1, 1, 0, 2, 0), r, mn).code() == ASTRAL_E_INVALID_ARGUMENT);
+            // upsert_memories replaces the time and importance with the vector.
+            const std::int64_t up_time[] = {-1};
+            const float up_imp[] = {2};
+            CHECK(m.upsert_memories(first, astral::Span<const float>(sv.data(), dim), {}, {}, {}, {}, up_time, up_imp).ok());
+            CHECK(m.memory(1, tm, im).ok() && tm == -1 && im == 2);
+            CHECK(m.upsert_memories(first, astral::Span<const float>(sv.data(), dim), {}, {}, {}, {}, times, {}).code() ==
+                  ASTRAL_E_INVALID_ARGUMENT);
         }
 
         // Single records and tag names.

@@ -1,5 +1,6 @@
 /* Memory ranking through the C ABI (issue 20): records added with times
- * and importances (astral_index_add_memories), astral_index_touch and
+ * and importances (astral_index_add_memories), replaced with them
+ * (astral_index_upsert_memories), astral_index_touch and
  * astral_index_set_importance, astral_index_get_memory, ranked queries
  * whose order follows the ranking's terms, the first AstralQueryOptions
  * layout ranking by similarity, the attributes kept by a save and load,
@@ -151,6 +152,28 @@ static void test_bad_input(void) {
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_add_memories(h, NULL, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, NULL, NULL), "NULL");
     CHECK_OK(astral_index_add_memories(h, new_ids, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, NULL, NULL));
 
+    /* astral_index_upsert_memories: stored id 1 and new id 6000 replaced
+     * or added with their times and importances in one call, all or
+     * nothing. */
+    uint64_t up_ids[2] = {1, 6000};
+    int64_t up_times[2] = {-3, 77};
+    float up_imps[2] = {9.5f, 0.25f};
+    CHECK_FAIL(ASTRAL_E_NON_FINITE, astral_index_upsert_memories(h, up_ids, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, up_times, bad_imps), "importance");
+    CHECK_FAIL(ASTRAL_E_DIMENSION, astral_index_upsert_memories(h, up_ids, 2, base, DIM, NULL, NULL, NULL, NULL, up_times, up_imps), "values");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_upsert_memories(h, NULL, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, up_times, up_imps), "NULL");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_upsert_memories(h, up_ids, 2, NULL, 2 * DIM, NULL, NULL, NULL, NULL, up_times, up_imps), "NULL");
+    CHECK_FAIL(ASTRAL_E_DUPLICATE_ID, astral_index_upsert_memories(h, ids, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, up_times, up_imps), "repeated");
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_upsert_memories(h, up_ids, 2, base, 2 * DIM, NULL, NULL, NULL, (uint32_t[]){0, 0}, up_times, up_imps), "payload");
+    CHECK_OK(astral_index_get_memory(h, 1, &t, &v));
+    CHECK(t == base_times[0] && v == base_imps[0]);
+    CHECK_FAIL(ASTRAL_E_NOT_FOUND, astral_index_get_memory(h, 6000, &t, &v), "");
+    CHECK_OK(astral_index_upsert_memories(h, up_ids, 2, base + DIM, 2 * DIM, NULL, NULL, NULL, NULL, up_times, up_imps));
+    CHECK_OK(astral_index_get_memory(h, 1, &t, &v));
+    CHECK(t == -3 && v == 9.5f);
+    CHECK_OK(astral_index_get_memory(h, 6000, &t, &v));
+    CHECK(t == 77 && v == 0.25f);
+    CHECK_OK(astral_index_upsert_memories(h, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL));
+
     AstralQueryOptions o = ASTRAL_QUERY_OPTIONS_INIT(K);
     o.rank_recency = 1;
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL), "decay");
@@ -179,6 +202,7 @@ static void test_bad_input(void) {
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_set_importance(stale, ids, 1, 0), "");
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_get_memory(stale, 1, &t, &v), "");
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_add_memories(stale, new_ids, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, NULL, NULL), "");
+    CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_upsert_memories(stale, up_ids, 2, base, 2 * DIM, NULL, NULL, NULL, NULL, up_times, up_imps), "");
 
     /* An L2 index does not rank. */
     AstralIndexOptions lo = {0};

@@ -47,6 +47,7 @@ THIRD_PARTY_INCLUDES_END
 	X(astral_index_query_ex) \
 	X(astral_index_query_batch_ex) \
 	X(astral_index_upsert) \
+	X(astral_index_upsert_memories) \
 	X(astral_index_contains) \
 	X(astral_index_clear) \
 	X(astral_index_get_vector) \

@@ -294,18 +294,10 @@ bool FAstralNativeIndex::AddMemories(const FAstralMemory* Memories, int32 Count,
 	AstralStatus Status = ASTRAL_OK;
 	if (bReplace)
 	{
-		Status = GApi.astral_index_upsert(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
-			TagsArg, OwnersArg, PayloadsArg, SizesArg);
-		// libastral's upsert keeps a replaced record's time and importance and
-		// has no form taking new ones: they are set right after, per record.
-		for (int32 Row = 0; Status == ASTRAL_OK && Row < Count; ++Row)
-		{
-			Status = GApi.astral_index_touch(Index->handle(), &Ids[Row], 1, Times[Row]);
-			if (Status == ASTRAL_OK)
-			{
-				Status = GApi.astral_index_set_importance(Index->handle(), &Ids[Row], 1, Importances[Row]);
-			}
-		}
+		// One call replaces time and importance with the rest, so a query
+		// never sees the new vector with the old time and importance.
+		Status = GApi.astral_index_upsert_memories(Index->handle(), Ids.GetData(), static_cast<size_t>(Count), Vectors.GetData(), static_cast<size_t>(Vectors.Num()),
+			TagsArg, OwnersArg, PayloadsArg, SizesArg, Times.GetData(), Importances.GetData());
 	}
 	else if (bAnyRecall)
 	{

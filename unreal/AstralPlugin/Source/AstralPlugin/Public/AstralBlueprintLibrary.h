@@ -58,10 +58,9 @@ public:
 	static EAstralOutcome AddMemories(UAstralIndex* Index, const TArray<FAstralMemory>& Memories, FString& Error);
 
 	/**
-	 * Add Memory that replaces Id if stored: vector, tags, owner and payload
-	 * change in one step, so a query never sees Id missing or half-changed.
-	 * Time and Importance are set right after (libastral's upsert takes none):
-	 * a query in between sees the new vector with the old ones.
+	 * Add Memory that replaces Id if stored: vector, tags, owner, payload,
+	 * Time and Importance change in one step, so a query never sees Id
+	 * missing or half-changed.
 	 */
 	UFUNCTION(BlueprintCallable, Category = "Astral|Index", meta = (ExpandEnumAsExecs = "ReturnValue", AutoCreateRefTerm = "Tags,GameplayTags,Payload",
 		AdvancedDisplay = "GameplayTags", Keywords = "astral replace update overwrite set memory"))
