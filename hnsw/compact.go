@@ -21,6 +21,7 @@ import (
 func (g *Graph) Compact(p *pool.Pool) {
 	g.gate.Lock()
 	defer g.gate.Unlock()
+	g.dropOrder() // its slots are renumbered
 	old := g.st.Load()
 	c := &compactor{g: g, old: old, p: p}
 	c.remap = make([]uint32, old.n)
@@ -39,6 +40,7 @@ func (g *Graph) Compact(p *pool.Pool) {
 		return
 	}
 	ns := g.newStorage(live, up)
+	ns.numbering = old.numbering + 1
 	for slot := range uint32(old.n) {
 		to := c.remap[slot]
 		if to == noSlot {

@@ -58,7 +58,10 @@ func (g *Graph) SetTime(id uint64, t int64) bool {
 	defer g.gate.RUnlock()
 	st, slot, ok := g.liveSlot(id)
 	if ok {
+		g.orderMu.Lock()
+		g.noteRankChange(slot)
 		atomic.StoreInt64(&st.times[slot], t)
+		g.orderMu.Unlock()
 	}
 	return ok
 }
@@ -69,7 +72,10 @@ func (g *Graph) SetImportance(id uint64, v float32) bool {
 	defer g.gate.RUnlock()
 	st, slot, ok := g.liveSlot(id)
 	if ok {
+		g.orderMu.Lock()
+		g.noteRankChange(slot)
 		storeImp(&st.imps[slot], v)
+		g.orderMu.Unlock()
 		g.raiseImpCeil(v)
 	}
 	return ok

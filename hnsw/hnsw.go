@@ -123,6 +123,17 @@ type Graph struct {
 	// 0 bits until a node has a larger one): SearchRanked's sweep floors
 	// on it.
 	impCeil atomic.Uint32
+
+	// order speeds up SearchRanked (order.go): nil until built, dropped by
+	// Compact. orderMu serialises the time and importance writers with a
+	// build's copy; building is the order being built (guarded by it);
+	// orderBusy is set while a build runs.
+	order     atomic.Pointer[rankOrder]
+	orderMu   sync.Mutex
+	building  *rankOrder
+	orderBusy atomic.Bool
+	// noRankOrder makes SearchRanked sweep every node (tests compare).
+	noRankOrder bool
 }
 
 // raiseImpCeil makes impCeil at least v.

@@ -725,7 +725,7 @@ func (g *Graph) Detach() {
 	copy(ns.owners, st.owners[:st.n])
 	copy(ns.times, st.times[:st.n])
 	copy(ns.imps, st.imps[:st.n])
-	ns.n, ns.upLen = st.n, st.upLen
+	ns.n, ns.upLen, ns.numbering = st.n, st.upLen, st.numbering
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)
 }

@@ -13,9 +13,11 @@ import (
 // combined score. The walk goes by similarity, as SearchFiltered's, and
 // keeps the ef best passing nodes, each then ranked by its combined score.
 // A node the walk did not keep can still rank high by its time or
-// importance, so the ranking columns are swept: every other node whose
-// ceiling, with the kept nodes' lowest similarity standing for its own,
-// reaches the k-th combined score so far is gathered and scored exactly.
+// importance, so every other node whose ceiling, with the kept nodes'
+// lowest similarity standing for its own, reaches a threshold is gathered
+// and scored exactly; the nodes are found through lists sorted by time
+// and by importance (order.go), or by a sweep of the ranking columns
+// while those are being built.
 // What it misses is a node more similar than that whom the walk did not
 // find, as a plain search misses it. The k best are appended to dst[:0],
 // best first. With cap(dst) >= k and a warmed-up s it allocates nothing.
@@ -52,14 +54,17 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 		s.ranked.Push(e)
 	}
 	rec, im := r.Extra(math.MaxInt64, math.Float32frombits(g.impCeil.Load()))
-	// The walk's k-th is often far below the final one, and a sweep at it
-	// would gather thousands of nodes. A first sweep aims halfway to the
-	// most any node can score; if the k-th then reaches that aim, every
-	// node it skipped is below the k-th. Otherwise a second sweep at the
-	// k-th itself takes the rest (the first's nodes are marked visited).
+	// The walk's k-th is often far below the final one, and gathering at
+	// it would score thousands of nodes exactly. A first pass aims halfway
+	// to the most any node can score; if the k-th then reaches that aim,
+	// every node it skipped is below the k-th. Otherwise a second pass at
+	// the k-th it reached takes the rest (the first's nodes are marked
+	// visited). Each pass gathers every node whose ceiling reaches its
+	// fixed threshold, whatever order it reads them in, so the order lists
+	// and the full sweep give the same nodes and the same results.
 	thr := s.ranked.Threshold()
 	if aim := thr + (r.Bound(best, rec, im)-thr)/2; thr > float32(math.Inf(-1)) && aim > thr {
-		g.sweepRanked(st, s, qp, f, r, n, floor, rec, im, aim)
+		g.passRanked(st, s, qp, f, r, n, floor, rec, im, aim)
 		if s.ranked.Threshold() >= aim {
 			for _, e := range s.ranked.Sorted() {
 				dst = append(dst, e.Result())
@@ -67,7 +72,7 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 			return dst
 		}
 	}
-	g.sweepRanked(st, s, qp, f, r, n, floor, rec, im, float32(math.Inf(-1)))
+	g.passRanked(st, s, qp, f, r, n, floor, rec, im, s.ranked.Threshold())
 	for _, e := range s.ranked.Sorted() {
 		dst = append(dst, e.Result())
 	}
@@ -94,42 +99,97 @@ func (g *Graph) gatherRanked(st *storage, s *Searcher, qp []float32, f *match.Fi
 	}
 }
 
-// sweepRanked gathers and ranks the nodes below n not yet visited whose
-// importance, time and ceiling (with floor standing for their similarity)
-// can reach the k-th so far, or aim if that is higher; rec and im bound
-// every node's extra terms. Gathered nodes are marked visited.
-func (g *Graph) sweepRanked(st *storage, s *Searcher, qp []float32, f *match.Filter, r *rank.Scorer, n int, floor, rec, im, aim float32) {
+// passRanked gathers and ranks the nodes below n not yet visited whose
+// ceiling, with floor standing for their similarity, reaches thr; rec and
+// im bound every node's extra terms. It reads the prefix of the shorter
+// order list that can pass the floors, the nodes changed since the order
+// was built and those added after it, or, without a usable order, every
+// node (and starts a build). Gathered nodes are marked visited.
+func (g *Graph) passRanked(st *storage, s *Searcher, qp []float32, f *match.Filter, r *rank.Scorer, n int, floor, rec, im, thr float32) {
 	if cap(s.rslots) < exactChunk {
 		s.rslots, s.rscores = make([]uint32, exactChunk), make([]float32, exactChunk)
 	}
-	buf, m := s.rslots[:exactChunk], 0
-	testAttrs := f.TestsAttrs()
+	p := rankPass{g: g, st: st, s: s, qp: qp, f: f, r: r, n: n, floor: floor, thr: thr, testAttrs: f.TestsAttrs()}
 	// Two compares a node: below the importance a record needs with full
 	// recency, or the time it needs with the highest importance, it cannot
 	// reach the threshold; the rest pay for a ceiling.
-	thr := max(s.ranked.Threshold(), aim)
-	minImp, minTime := r.Floors(thr, floor, rec, im)
-	for slot := range uint32(n) {
-		t, imp := atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])
-		if imp < minImp || t < minTime {
-			continue
+	p.minImp, p.minTime = r.Floors(thr, floor, rec, im)
+	o := g.order.Load()
+	if o == nil || o.numbering != st.numbering || o.overflow.Load() || g.noRankOrder {
+		if !g.noRankOrder {
+			g.kickOrder()
 		}
-		if r.Ceiling(floor, t, imp) < thr || s.visited[slot] == s.epoch {
-			continue
+		for slot := range uint32(n) {
+			p.offer(slot)
 		}
-		if testAttrs && !f.Attrs(st.attr(slot)) {
-			continue
+		p.flush()
+		return
+	}
+	nd := int(o.ndirty.Load())
+	if 2*nd > len(o.dirty) || n-o.n > len(o.dirty)/2 {
+		g.kickOrder() // still whole, but a search reads more than it needs to
+	}
+	// Every node of o not noted dirty still holds the values it was sorted
+	// by: past the prefix, it fails a floor.
+	if pt, pi := o.prefixes(p.minTime, p.minImp); pt <= pi {
+		for _, slot := range o.tslots[:pt] {
+			p.offer(slot)
 		}
-		s.visited[slot] = s.epoch
-		buf[m] = slot
-		if m++; m == exactChunk {
-			g.gatherRanked(st, s, qp, f, r, buf)
-			m = 0
-			if next := max(s.ranked.Threshold(), aim); next != thr {
-				thr = next
-				minImp, minTime = r.Floors(thr, floor, rec, im)
-			}
+	} else {
+		for _, slot := range o.islots[:pi] {
+			p.offer(slot)
 		}
 	}
-	g.gatherRanked(st, s, qp, f, r, buf[:m])
+	for _, slot := range o.dirty[:nd] {
+		p.offer(slot)
+	}
+	for slot := o.n; slot < n; slot++ {
+		p.offer(uint32(slot))
+	}
+	p.flush()
+}
+
+// rankPass is one passRanked: the nodes it offers are gathered in chunks.
+type rankPass struct {
+	g          *Graph
+	st         *storage
+	s          *Searcher
+	qp         []float32
+	f          *match.Filter
+	r          *rank.Scorer
+	n          int
+	floor, thr float32
+	minImp     float32
+	minTime    int64
+	testAttrs  bool
+	m          int // slots in s.rslots
+}
+
+// offer gathers slot if it is below n, not visited, passes the floors,
+// the ceiling and f's attributes.
+func (p *rankPass) offer(slot uint32) {
+	if int(slot) >= p.n {
+		return // an order built after this search loaded its storage
+	}
+	t, imp := atomic.LoadInt64(&p.st.times[slot]), loadImp(&p.st.imps[slot])
+	if imp < p.minImp || t < p.minTime {
+		return
+	}
+	s := p.s
+	if p.r.Ceiling(p.floor, t, imp) < p.thr || s.visited[slot] == s.epoch {
+		return
+	}
+	if p.testAttrs && !p.f.Attrs(p.st.attr(slot)) {
+		return
+	}
+	s.visited[slot] = s.epoch
+	s.rslots[p.m] = slot
+	if p.m++; p.m == exactChunk {
+		p.flush()
+	}
+}
+
+func (p *rankPass) flush() {
+	p.g.gatherRanked(p.st, p.s, p.qp, p.f, p.r, p.s.rslots[:p.m])
+	p.m = 0
 }

@@ -88,6 +88,9 @@ type storage struct {
 	n, upLen int
 	// entry is level<<32 | slot of the entry point, or noEntry.
 	entry atomic.Uint64
+	// numbering changes when Compact renumbers the slots: a rankOrder
+	// is only good for storage of its numbering.
+	numbering uint64
 }
 
 func (g *Graph) newStorage(slots, upWords int) *storage {
@@ -253,7 +256,7 @@ func (g *Graph) grow(slots, upWords int) {
 	copy(ns.owners, st.owners[:st.n])
 	copy(ns.times, st.times[:st.n])
 	copy(ns.imps, st.imps[:st.n])
-	ns.n, ns.upLen = st.n, st.upLen
+	ns.n, ns.upLen, ns.numbering = st.n, st.upLen, st.numbering
 	ns.entry.Store(st.entry.Load())
 	g.st.Store(ns)
 }
