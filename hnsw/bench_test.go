@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/astral-engine/astral/flat"
+	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
 )
 
@@ -174,6 +176,56 @@ func BenchmarkSearchDims(b *testing.B) {
 					}
 					b.ReportMetric(recall(b, bt.g, bt.d, bt.truth, 10, ef), "recall_q")
 				})
+			}
+		})
+	}
+}
+
+var rankedGraph struct {
+	once sync.Once
+	g    *Graph
+	d    *data
+}
+
+// BenchmarkRanked20k times whole passes of 64 queries (ns/op per pass)
+// over a 20,000 × 384 spectral graph with the bench fixture's times and
+// importances (fixture.Memories), at ef 128: the plain search, and the
+// ranked one (1:1:1, half-life 1000) through the order lists and through
+// the sweep of every node. Compare with benchstat -col /path.
+func BenchmarkRanked20k(b *testing.B) {
+	rg := &rankedGraph
+	rg.once.Do(func() {
+		d := load(b, "spectral", 20000, 64, 384, score.AdjustScale)
+		times, imps := fixture.Memories(d.n())
+		attrs := make([]match.Attr, d.n())
+		for i := range attrs {
+			attrs[i] = match.Attr{Time: times[i], Importance: imps[i]}
+		}
+		g := newGraph(b, d, Config{Seed: 1})
+		if err := g.Build(d.ids, d.recs, d.adj, nil, attrs, nil, true); err != nil {
+			b.Fatal(err)
+		}
+		g.BuildRankOrder()
+		rg.g, rg.d = g, d
+	})
+	g, d := rg.g, rg.d
+	spec := fixture.RankSpec{Relevance: 1, Recency: 1, Importance: 1, HalfLife: 1000}
+	p := spec.Params()
+	sc := rank.NewScorer(&p)
+	s := NewSearcher()
+	res := make([]score.Result, 0, 10)
+	for _, path := range []string{"plain", "sweep", "order"} {
+		b.Run("path="+path, func(b *testing.B) {
+			g.noRankOrder = path == "sweep"
+			defer func() { g.noRankOrder = false }()
+			for b.Loop() {
+				for _, qp := range d.qps {
+					if path == "plain" {
+						res = g.Search(s, qp, 10, 128, res)
+					} else {
+						res = g.SearchRanked(s, qp, 10, 128, nil, &sc, res)
+					}
+				}
 			}
 		})
 	}

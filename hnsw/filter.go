@@ -147,6 +147,7 @@ func (g *Graph) SearchFiltered(s *Searcher, qp []float32, k, ef int, f *match.Fi
 // searchFiltered is searchLayer on level 0 from s.entries, with s.pass
 // collecting the scored live nodes that pass f.
 func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.Filter) {
+	testAttrs := f.TestsAttrs()
 	s.newEpoch()
 	s.cand.h = s.cand.h[:0]
 	s.res.Clear()
@@ -156,7 +157,7 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 			if g.flags(st, e.Slot)&flagDeleted == 0 {
 				s.res.Push(e)
 			}
-			g.offer(st, s, f, e)
+			g.offer(st, s, f, testAttrs, e)
 		}
 	}
 	for len(s.cand.h) > 0 {
@@ -188,15 +189,16 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 					s.res.Push(e)
 				}
 			}
-			g.offer(st, s, f, e)
+			g.offer(st, s, f, testAttrs, e)
 		}
 	}
 }
 
 // offer pushes e into s.pass if it would enter and its node is live and
-// passes f; the id lists, the dearest test, come last.
-func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, e score.Entry) {
-	if s.pass.Admits(e) && f.Attrs(st.attr(e.Slot)) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
+// passes f (its attributes, read only when testAttrs says f tests them);
+// the id lists, the dearest test, come last.
+func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, testAttrs bool, e score.Entry) {
+	if s.pass.Admits(e) && (!testAttrs || f.Attrs(st.attr(e.Slot))) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
 		s.pass.Push(e)
 	}
 }

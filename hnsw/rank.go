@@ -50,8 +50,7 @@ func (g *Graph) SearchRanked(s *Searcher, qp []float32, k, ef int, f *match.Filt
 	for _, e := range s.pass.Entries() {
 		floor, best = min(floor, e.Score), max(best, e.Score)
 		s.visit(e.Slot)
-		e.Score = score.Ranked(r.Score(e.Score, atomic.LoadInt64(&st.times[e.Slot]), loadImp(&st.imps[e.Slot])))
-		s.ranked.Push(e)
+		rankInto(&s.ranked, r, e, atomic.LoadInt64(&st.times[e.Slot]), loadImp(&st.imps[e.Slot]))
 	}
 	rec, im := r.Extra(math.MaxInt64, math.Float32frombits(g.impCeil.Load()))
 	// The walk's k-th is often far below the final one, and gathering at
@@ -92,10 +91,22 @@ func (g *Graph) gatherRanked(st *storage, s *Searcher, qp []float32, f *match.Fi
 			continue
 		}
 		e := g.entryOf(st, slot, scores[i], 0)
-		e.Score = score.Ranked(r.Score(e.Score, atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])))
-		if s.ranked.Admits(e) && f.IDs(e.ID) {
-			s.ranked.Push(e)
+		if f.IDs(e.ID) {
+			rankInto(&s.ranked, r, e, atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot]))
 		}
+	}
+}
+
+// rankInto offers e (scored by similarity) to top by its combined score
+// with time t and importance imp. A ceiling below the threshold cannot
+// enter, and saves the power.
+func rankInto(top *score.TopK, r *rank.Scorer, e score.Entry, t int64, imp float32) {
+	if top.Full() && r.Ceiling(e.Score, t, imp) < top.Threshold() {
+		return
+	}
+	e.Score = score.Ranked(r.Score(e.Score, t, imp))
+	if top.Admits(e) {
+		top.Push(e)
 	}
 }
 
