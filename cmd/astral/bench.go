@@ -255,13 +255,8 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 			return err
 		}
 	}
-	if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) {
-		if filtered {
-			return usagef("--rank with a --filter other than none: ranked rows are measured unfiltered")
-		}
-		if b.metric == "l2" {
-			return usagef("--rank with --metric l2: ranking needs cosine or dot")
-		}
+	if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) && b.metric == "l2" {
+		return usagef("--rank with --metric l2: ranking needs cosine or dot")
 	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
@@ -335,9 +330,10 @@ type scoped struct {
 	truth [][][]int32 // per filter
 	attrs []astral.Attributes
 	// The --rank specs that rank, each's exact ranked answer over the f32
-	// vectors, and the records' times and importances.
+	// vectors of each filter's records ([rank][filter]), and the records'
+	// times and importances.
 	ranks      []fixture.RankSpec
-	rankTruth  [][][]int32
+	rankTruth  [][][][]int32
 	times      []int64
 	importance []float32
 }
@@ -381,8 +377,13 @@ func newScoped(b *benchFlags, set *fixture.Set, metric astral.Metric) (*scoped, 
 		}
 	}
 	for _, r := range sc.ranks {
-		bar := newProgress("exact ranking "+r.String(), 1)
-		sc.rankTruth = append(sc.rankTruth, fixture.RankedTopK(set.Base, set.Queries, set.Dim, b.k, fixtureMetric(metric), r, sc.times, sc.importance, 0))
+		bar := newProgress("exact ranking "+r.String(), len(scope.Filters))
+		var perFilter [][][]int32
+		for fi, f := range scope.Filters {
+			perFilter = append(perFilter, fixture.RankedTopKIn(set.Base, set.Queries, set.Dim, b.k, fixtureMetric(metric), r, sc.times, sc.importance, f.Rows, 0))
+			bar.set(fi + 1)
+		}
+		sc.rankTruth = append(sc.rankTruth, perFilter)
 		bar.done()
 	}
 	return sc, nil
@@ -460,9 +461,10 @@ func filterName(f *fixture.ScopeFilter) string {
 	return f.Spec.String()
 }
 
-// exactRanked answers every query under each of sc's rankings exactly over
-// the stored (quantized) vectors: a serial flat index of every record.
-func exactRanked(opts []astral.Option, set *fixture.Set, sc *scoped, k int) ([][][]int64, error) {
+// exactRanked answers every query under each of sc's rankings and each
+// filter ([rank][filter]) exactly over the stored (quantized) vectors: a
+// serial flat index of every record, whose ranked scan is exact.
+func exactRanked(opts []astral.Option, set *fixture.Set, sc *scoped, k int) ([][][][]int64, error) {
 	if len(sc.ranks) == 0 {
 		return nil, nil
 	}
@@ -471,15 +473,19 @@ func exactRanked(opts []astral.Option, set *fixture.Set, sc *scoped, k int) ([][
 		return nil, err
 	}
 	defer x.Close()
-	out := make([][][]int64, len(sc.ranks))
+	out := make([][][][]int64, len(sc.ranks))
 	for ri, r := range sc.ranks {
-		out[ri] = make([][]int64, set.NQ())
-		for i := range out[ri] {
-			res, _, err := x.QueryWith(nil, set.Query(i), astral.QueryOptions{K: k, Rank: engineRank(r)})
-			if err != nil {
-				return nil, err
+		for fi := range sc.scope.Filters {
+			f := engineFilter(&sc.scope.Filters[fi])
+			found := make([][]int64, set.NQ())
+			for i := range found {
+				res, _, err := x.QueryWith(nil, set.Query(i), astral.QueryOptions{K: k, Filter: f, Rank: engineRank(r)})
+				if err != nil {
+					return nil, err
+				}
+				found[i] = ids(res)
 			}
-			out[ri][i] = ids(res)
+			out[ri] = append(out[ri], found)
 		}
 	}
 	return out, nil
@@ -492,14 +498,14 @@ func engineRank(r fixture.RankSpec) astral.Rank {
 }
 
 // rerank50Recall is the recall@k against the exact ranking truth of a
-// host's way: the 50 most similar records, ranked by r with the
+// host's way: the 50 most similar records passing f, ranked by r with the
 // similarities the index returns.
-func rerank50Recall(x *astral.Index, set *fixture.Set, sc *scoped, r fixture.RankSpec, truth [][]int32, k int) (float64, error) {
+func rerank50Recall(x *astral.Index, set *fixture.Set, sc *scoped, f *fixture.ScopeFilter, r fixture.RankSpec, truth [][]int32, k int) (float64, error) {
 	p := r.Params()
 	scorer := rank.NewScorer(&p)
 	found := make([][]int64, set.NQ())
 	for i := range found {
-		res, err := x.Query(nil, set.Query(i), max(50, k))
+		res, _, err := x.QueryWith(nil, set.Query(i), astral.QueryOptions{K: max(50, k), Filter: engineFilter(f)})
 		if err != nil {
 			return 0, err
 		}
@@ -703,7 +709,9 @@ func runBench(args []string) error {
 						// with the unfiltered p50.
 						var runners []*rowRunner
 						var queries []rowQuery
-						var filterOf []int
+						// Per row, its filter and its ranking (-1: none).
+						type rowOf struct{ fi, ri int }
+						var of []rowOf
 						for fi := range sc.scope.Filters {
 							f := &sc.scope.Filters[fi]
 							qs := []rowQuery{{scope: sc.scope, filter: f}}
@@ -727,18 +735,21 @@ func runBench(args []string) error {
 									rt.Close()
 									return err
 								}
-								runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, fi)
+								runners, queries, of = append(runners, r), append(queries, q), append(of, rowOf{fi, -1})
 							}
 						}
-						// Ranked rows (unfiltered), after the filters'.
+						// Ranked rows, after the filters': each ranking
+						// under each filter.
 						for ri, spec := range sc.ranks {
-							q := rowQuery{scope: sc.scope, filter: none, rank: spec}
-							r, err := newRowRunner(x, set, b, batch, q)
-							if err != nil {
-								rt.Close()
-								return err
+							for fi := range sc.scope.Filters {
+								q := rowQuery{scope: sc.scope, filter: &sc.scope.Filters[fi], rank: spec}
+								r, err := newRowRunner(x, set, b, batch, q)
+								if err != nil {
+									rt.Close()
+									return err
+								}
+								runners, queries, of = append(runners, r), append(queries, q), append(of, rowOf{fi, ri})
 							}
-							runners, queries, filterOf = append(runners, r), append(queries, q), append(filterOf, -1-ri)
 						}
 						label := rowLabel(st.Kind, storage, rerank, threads, ef, nprobe, batch)
 						if len(runners) > 1 {
@@ -747,12 +758,12 @@ func runBench(args []string) error {
 						timeRows(runners, b, label)
 						var unfilteredP50 float64
 						for i, r := range runners {
-							fi := filterOf[i]
+							fi, ri := of[i].fi, of[i].ri
 							var row benchRow
-							if fi < 0 {
-								ri := -1 - fi
-								row = r.row(set, b.k, queries[i], sc.rankTruth[ri], exactR[ri])
-								if row.Rerank50Recall, err = rerank50Recall(x, set, sc, sc.ranks[ri], sc.rankTruth[ri], b.k); err != nil {
+							if ri >= 0 {
+								truth := sc.rankTruth[ri][fi]
+								row = r.row(set, b.k, queries[i], truth, exactR[ri][fi])
+								if row.Rerank50Recall, err = rerank50Recall(x, set, sc, queries[i].filter, sc.ranks[ri], truth, b.k); err != nil {
 									rt.Close()
 									return err
 								}
@@ -882,7 +893,7 @@ type rowQuery struct {
 	scope  *fixture.Scope
 	filter *fixture.ScopeFilter
 	post   int
-	rank   fixture.RankSpec // with the filter none
+	rank   fixture.RankSpec
 	budget time.Duration
 	truth  [][]int32
 	exactQ [][]int64

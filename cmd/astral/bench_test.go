@@ -6,9 +6,11 @@ import (
 	"github.com/astral-engine/astral/internal/testsize"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -180,10 +182,48 @@ func TestBenchRank(t *testing.T) {
 	assert.ErrorContains(t, err, "W_REL:W_REC:W_IMP:HALF_LIFE")
 	_, err = parseBench([]string{"--rank", "1:1:0:0"})
 	assert.ErrorContains(t, err, "half-life")
-	_, err = parseBench([]string{"--rank", "1:1:1:10", "--filter", "tags:0.1"})
-	assert.ErrorContains(t, err, "unfiltered")
 	_, err = parseBench([]string{"--rank", "1:1:1:10", "--metric", "l2"})
 	assert.ErrorContains(t, err, "cosine or dot")
+}
+
+// Ranked rows under filters: one per (filter, ranking) pair beside the
+// plain filter rows; flat f32 finds the exact filtered ranking (of the f32
+// vectors and of the stored ones), HNSW its stored vectors' nearly, and
+// each row's results pass its filter (recall 1 against a truth drawn only
+// from the filter's records).
+func TestBenchRankFiltered(t *testing.T) {
+	n, nq := strconv.Itoa(testsize.Sized(3000, 800)), strconv.Itoa(testsize.Sized(8, 4))
+	filters := "none,tags:0.1,allow:300,deny:100"
+	rep := benchJSON(t, "--data", "clustered", "--n", n, "--nq", nq, "--dim", "16", "--index", "flat",
+		"--storage", "f32", "--threads", "0", "--filter", filters, "--rank", "none,1:1:1:500", "--runs", "1", "--run-seconds", "0")
+	type pair struct{ filter, rank string }
+	seen := map[pair]int{}
+	for _, r := range rep.Rows {
+		seen[pair{r.Filter, r.Rank}]++
+		what := r.Filter + " " + r.Rank
+		assert.Equal(t, 1.0, r.RecallAtK, what)
+		assert.Equal(t, 1.0, r.RecallVsExactQuantized, what)
+		if r.Rank != "" {
+			assert.Greater(t, r.P50VsUnfiltered, 0.0, what)
+		}
+	}
+	for _, f := range []string{"", "tags:0.1", "allow:300", "deny:100"} {
+		for _, rk := range []string{"", "1:1:1:500"} {
+			assert.Equal(t, 1, seen[pair{f, rk}], "filter %q, rank %q", f, rk)
+		}
+	}
+	assert.Len(t, rep.Rows, 8)
+
+	rep = benchJSON(t, "--data", "clustered", "--n", n, "--nq", nq, "--dim", "16", "--index", "hnsw", "--m", "8", "--ef-construction", "32",
+		"--threads", "0", "--ef", "64", "--filter", "none,tags:0.1", "--rank", "1:1:1:500", "--runs", "1", "--run-seconds", "0")
+	ranked := 0
+	for _, r := range rep.Rows {
+		if r.Index == "hnsw" && r.Rank != "" {
+			ranked++
+			assert.GreaterOrEqual(t, r.RecallVsExactQuantized, 0.9, r.Filter)
+		}
+	}
+	assert.Equal(t, 2, ranked)
 }
 
 // Budgeted rows: one per budget beside each batch-1 row, with its
