@@ -471,8 +471,7 @@ func (j *exactJob) score(pt *exactPart, slots []uint32) {
 			if testIDs && !j.f.IDs(e.ID) {
 				continue
 			}
-			e.Score = score.Ranked(j.rank.Score(e.Score, atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])))
-			pt.top.Push(e)
+			rankInto(&pt.top, j.rank, e, atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot]))
 		}
 		return
 	}

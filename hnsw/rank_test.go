@@ -61,7 +61,7 @@ func rankedBoth(t *testing.T, g *Graph, d *data, what string) {
 // (the tail), deletes, more changes than the order notes (overflow) and
 // Compact (renumbered slots: the order is dropped and rebuilt).
 func TestRankOrderMatchesSweep(t *testing.T) {
-	n := sized(3000, 1200)
+	n := sized(3000, 700)
 	d := load(t, "clustered", n, 4, 32, score.AdjustScale)
 	attrs := rankAttrs(d, 1)
 	g := newGraph(t, d, Config{M: 8, EfConstruction: 32})
@@ -126,7 +126,7 @@ func waitOrder(g *Graph) {
 // id twice, no score past the most any node can reach), and the order and
 // the sweep agree once the writers stop.
 func TestRankOrderAllocsAndRace(t *testing.T) {
-	n := sized(2000, 800)
+	n := sized(2000, 600)
 	d := load(t, "clustered", n, 4, 32, score.AdjustScale)
 	attrs := rankAttrs(d, 2)
 	g := newGraph(t, d, Config{M: 8, EfConstruction: 32})
@@ -156,7 +156,7 @@ func TestRankOrderAllocsAndRace(t *testing.T) {
 			defer wg.Done()
 			s := NewSearcher()
 			var res []score.Result
-			for i := range sized(300, 60) {
+			for i := range sized(300, 40) {
 				res = g.SearchRanked(s, d.qps[(i+w)%len(d.qps)], 10, 32, nil, &sc, res)
 				require.Len(t, res, 10)
 				seen := map[uint64]bool{}
