@@ -142,7 +142,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&b.jsonPath, "json", "", "write the JSON report (docs/BENCHMARKS.md gives its fields) to this `FILE`", "--json out.json")
 	c.str(&b.plot, "plot", "", "write the recall-latency plot to this `FILE` (.png, .svg or .pdf)", "--plot curve.png")
 	c.str(&filters, "filter", "none", "filters to measure (a comma `LIST`): none, tags:SHARE (a tag held by that share of the records), allow:N, owner:N, deny:N; docs/SCOPED.md", "--filter none,tags:0.01,allow:1000")
-	c.str(&ranks, "rank", "none", "memory rankings to measure (a comma `LIST`): none or W_REL:W_REC:W_IMP:HALF_LIFE, the recency half-life in the fixture's time units; times and importances come from a fixed seed; docs/RANKING.md", "--rank none,1:1:1:1000")
+	c.str(&ranks, "rank", "none", "memory rankings to measure (a comma `LIST`): none or W_REL:W_REC:W_IMP:HALF_LIFE, the recency half-life in the fixture's time units; each under each --filter; times and importances come from a fixed seed; docs/RANKING.md", "--rank none,1:1:1:1000")
 	c.str(&postfilter, "postfilter", "0", "host-side post-filter rows beside each filter (batch 1), a comma `LIST` of over-fetch factors x: query k·x unfiltered and keep the first k matches; 0: none", "--postfilter 0,10")
 	c.str(&budgetUs, "budget-us", "0", "frame budgets in microseconds (a comma `LIST`): rows of QueryWithin beside each batch-1 row; 0: none; docs/BUDGETS.md", "--budget-us 100,250,500,1000")
 	c.str(&b.export, "export", "", "write the vectors, attributes, filter lists and exact filtered truth to this `FOLDER` (bench/hnswlib-filter reads it)", "--export /tmp/scoped")
