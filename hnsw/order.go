@@ -10,8 +10,8 @@ import (
 // rankOrder lists the nodes by time and by importance, newest and most
 // important first, so a ranked search reads the short prefix of one list
 // whose nodes can still pass its floors instead of every node's columns.
-// It is built from a copy of the columns in the background and published
-// whole; writes made after that copy are noted in dirty, nodes inserted
+// It is built from a copy of the columns, sorted in the background and
+// published whole; writes made after that copy are noted in dirty, nodes inserted
 // after it sit at slots >= n (the tail). A search reads the prefix, the
 // dirty nodes and the tail: every node whose values could pass a floor.
 type rankOrder struct {
@@ -72,33 +72,59 @@ func (g *Graph) dropOrder() {
 	g.orderMu.Unlock()
 }
 
-// kickOrder starts a rebuild of the order in the background unless one
-// is running: searches never wait for it, they sweep meanwhile.
+// kickOrder starts a rebuild of the order unless one is running. The
+// caller is a search, which copies the two columns itself (the storage
+// may be a mapped file, which its caller keeps mapped only while searches
+// run) and leaves the sort to a goroutine: searches never wait for it and
+// sweep meanwhile. A fault in the copy panics out as the search's own
+// read would, leaving no build marked running.
 func (g *Graph) kickOrder() {
-	if g.orderBusy.CompareAndSwap(false, true) {
-		go func() {
-			defer g.orderBusy.Store(false)
-			g.buildOrder()
-		}()
+	if !g.orderBusy.CompareAndSwap(false, true) {
+		return
 	}
+	started := false
+	defer func() {
+		if !started {
+			g.orderBusy.Store(false)
+		}
+	}()
+	b, times, imps := g.copyOrder()
+	started = true
+	go func() {
+		defer g.orderBusy.Store(false)
+		g.sortOrder(b, times, imps)
+	}()
 }
 
-// buildOrder copies the time and importance columns, sorts them and
-// publishes the order, unless Compact dropped it meanwhile.
+// buildOrder builds and publishes the order in the caller.
 func (g *Graph) buildOrder() {
+	b, times, imps := g.copyOrder()
+	g.sortOrder(b, times, imps)
+}
+
+// copyOrder starts an order: it copies the time and importance columns
+// and makes the order the one being built, so every change from now on
+// is noted in it.
+func (g *Graph) copyOrder() (b *rankOrder, times []int64, imps []float32) {
 	g.orderMu.Lock()
+	defer g.orderMu.Unlock()
 	g.allocMu.Lock()
-	st, n := g.st.Load(), g.st.Load().n
+	st := g.st.Load()
+	n := st.n
 	g.allocMu.Unlock()
-	capDirty := orderDirtyCap(n)
-	b := &rankOrder{numbering: st.numbering, n: n, dirty: make([]uint32, capDirty), marked: make([]bool, n)}
-	g.building = b
-	times, imps := make([]int64, n), make([]float32, n)
+	b = &rankOrder{numbering: st.numbering, n: n, dirty: make([]uint32, orderDirtyCap(n)), marked: make([]bool, n)}
+	times, imps = make([]int64, n), make([]float32, n)
 	for slot := range n {
 		times[slot], imps[slot] = atomic.LoadInt64(&st.times[slot]), loadImp(&st.imps[slot])
 	}
-	g.orderMu.Unlock()
+	g.building = b
+	return b, times, imps
+}
 
+// sortOrder sorts the copied columns into b and publishes it, unless
+// Compact dropped it meanwhile.
+func (g *Graph) sortOrder(b *rankOrder, times []int64, imps []float32) {
+	n := b.n
 	// Ties by slot, so one copy gives one order.
 	b.tslots, b.islots = make([]uint32, n), make([]uint32, n)
 	for i := range n {
@@ -116,7 +142,6 @@ func (g *Graph) buildOrder() {
 	for i := range n {
 		b.times[i], b.imps[i] = times[b.tslots[i]], imps[b.islots[i]]
 	}
-
 	g.orderMu.Lock()
 	if g.building == b {
 		g.order.Store(b)
