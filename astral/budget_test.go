@@ -1,13 +1,13 @@
 package astral
 
 import (
-	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 

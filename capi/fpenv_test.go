@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 
 	"github.com/astral-engine/astral/astral"

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/astral-engine/astral/internal/testsize"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 
 	"github.com/astral-engine/astral/astral"

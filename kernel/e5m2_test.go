@@ -1,11 +1,11 @@
 package kernel
 
 import (
-	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/astral-engine/astral/internal/testsize"
 	"os"
 	"path/filepath"
 	"strconv"

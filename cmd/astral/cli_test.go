@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"github.com/astral-engine/astral/internal/testsize"
 	"math"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 

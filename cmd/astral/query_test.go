@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/astral-engine/astral/internal/testsize"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 

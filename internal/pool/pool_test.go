@@ -2,7 +2,6 @@ package pool
 
 import (
 	"errors"
-	"github.com/astral-engine/astral/internal/testsize"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
