@@ -1,6 +1,9 @@
 package match
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,5 +72,65 @@ func TestShardCoversEveryIDOnce(t *testing.T) {
 			got = append(got, Shard(ids, i, n)...)
 		}
 		require.Equal(t, ids, got, "n=%d", n)
+	}
+}
+
+// TestRadixSortAgainstSort: the radix sort orders ids of every width as
+// slices.Sort does, repeats and equal high bytes included.
+func TestRadixSortAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, limit := range []uint64{1, 2, 255, 256, 100_000, 1 << 40, 1<<63 + 5, 0} {
+		for _, n := range []int{1, 2, 3, radixMin, 1000, 4097} {
+			a := make([]uint64, n)
+			for i := range a {
+				if limit == 0 {
+					a[i] = r.Uint64()
+				} else {
+					a[i] = r.Uint64N(limit)
+				}
+			}
+			if n > 2 {
+				a[n/2] = a[0] // a repeat
+			}
+			want := slices.Clone(a)
+			slices.Sort(want)
+			radixSort(a, make([]uint64, n))
+			require.Equal(t, want, a, "limit %d n %d", limit, n)
+		}
+	}
+	var s IDSet
+	ids := []uint64{9, 3, 1 << 50, 3, 7}
+	for len(ids) < 2*radixMin {
+		ids = append(ids, uint64(len(ids))*977%1013)
+	}
+	scratch := s.Build(ids, nil)
+	want := slices.Compact(slices.Sorted(slices.Values(ids)))
+	require.Equal(t, want, s.IDs())
+	require.GreaterOrEqual(t, cap(scratch), 2*len(ids))
+	require.Zero(t, testing.AllocsPerRun(10, func() { scratch = s.Build(ids, scratch) }))
+}
+
+// BenchmarkSortIDs: the radix sort against slices.Sort on allowlists of
+// ids below 2^20 (radixMin is where the radix sort starts to win).
+func BenchmarkSortIDs(b *testing.B) {
+	for _, n := range []int{64, 128, 256, 512, 1000, 10_000} {
+		r := rand.New(rand.NewPCG(1, 2))
+		src := make([]uint64, n)
+		for i := range src {
+			src[i] = r.Uint64N(1 << 20)
+		}
+		a, tmp := make([]uint64, n), make([]uint64, n)
+		b.Run(fmt.Sprintf("n=%d/sort=slices", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, src)
+				slices.Sort(a)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/sort=radix", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, src)
+				radixSort(a, tmp)
+			}
+		})
 	}
 }
