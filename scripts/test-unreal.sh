@@ -112,7 +112,7 @@ compile() {
   local missing=
   command -v clang++ >/dev/null 2>&1 || missing+=" clang++"
   command -v x86_64-w64-mingw32-g++-posix >/dev/null 2>&1 || missing+=" mingw-w64-g++"
-  echo "NOTE: $n .cpp + signatures.cpp x g++/clang++/mingw, editor and Shipping game targets, -fno-exceptions -fno-rtti -Wundef -Werror${missing:+ (SKIPPED:$missing)}; stand-ins match the documented signatures; unity objects call no astral_* directly"
+  echo "NOTE: $n .cpp alone (g++, editor and Shipping game) and as one unity file (clang++ Linux/Mac, mingw Win64) + signatures.cpp x g++/clang++/mingw, -fno-exceptions -fno-rtti -Wundef -Werror${missing:+ (SKIPPED:$missing)}; stand-ins match the documented signatures; unity objects call no astral_* directly; --full: every file alone for every target"
 }
 
 negative() {
