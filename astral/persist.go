@@ -451,10 +451,10 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			}
 		}
 	}
-	if Kind(h.Structure) == KindIVF {
-		if err := x.assembleIVF(h, sec, tags, owners, times, imps); err != nil {
-			return nil, nil, err
-		}
+	// flatDone ends the load of the kinds whose records need no graph
+	// check: the rerank ids and payloads now, the bulk checksums now or
+	// later.
+	flatDone := func() (*Index, func() error, error) {
 		if err := x.checkRerankIDs(); err != nil {
 			return nil, nil, err
 		}
@@ -465,6 +465,12 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			later = bulkCRCs
 		}
 		return x, later, nil
+	}
+	if Kind(h.Structure) == KindIVF {
+		if err := x.assembleIVF(h, sec, tags, owners, times, imps); err != nil {
+			return nil, nil, err
+		}
+		return flatDone()
 	}
 	if Kind(h.Structure) == KindFlat {
 		fp := flatParts(sec, x.adjust, secIDs, secRecords, secAdjust, secScales)
@@ -480,16 +486,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			s.buf = f
 			x.live = s
 		}
-		if err := x.checkRerankIDs(); err != nil {
-			return nil, nil, err
-		}
-		if err := x.loadAttrs(sec(secPayloads)); err != nil {
-			return nil, nil, err
-		}
-		if mode == checkLater {
-			later = bulkCRCs
-		}
-		return x, later, nil
+		return flatDone()
 	}
 	parts := hnsw.Parts{Nodes: int(h.Slots), Level0: file.WordsOf[uint32](sec(secLevel0)),
 		Upper: file.WordsOf[uint32](sec(secUpper)), Entry: h.Entry,

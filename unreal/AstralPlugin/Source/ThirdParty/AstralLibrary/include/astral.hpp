@@ -337,8 +337,7 @@ public:
     Status add(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags,
                Span<const std::uint64_t> owners = {}, Span<const void *const> payloads = {},
                Span<const std::uint32_t> payload_sizes = {}) noexcept {
-        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
-            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size()) {
+        if (!attributes_fit(ids.size(), tags, owners, payloads, payload_sizes)) {
             return ASTRAL_E_INVALID_ARGUMENT;
         }
         return ASTRAL_HPP_CALL(astral_index_add_ex)(
@@ -353,8 +352,7 @@ public:
                         Span<const std::uint64_t> owners, Span<const void *const> payloads,
                         Span<const std::uint32_t> payload_sizes, Span<const std::int64_t> times,
                         Span<const float> importances) noexcept {
-        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
-            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size() ||
+        if (!attributes_fit(ids.size(), tags, owners, payloads, payload_sizes) ||
             !one_per_id(times, ids.size()) || !one_per_id(importances, ids.size())) {
             return ASTRAL_E_INVALID_ARGUMENT;
         }
@@ -428,8 +426,7 @@ public:
     Status upsert(Span<const std::uint64_t> ids, Span<const float> vectors, Span<const std::uint64_t> tags = {},
                   Span<const std::uint64_t> owners = {}, Span<const void *const> payloads = {},
                   Span<const std::uint32_t> payload_sizes = {}) noexcept {
-        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
-            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size()) {
+        if (!attributes_fit(ids.size(), tags, owners, payloads, payload_sizes)) {
             return ASTRAL_E_INVALID_ARGUMENT;
         }
         return ASTRAL_HPP_CALL(astral_index_upsert)(
@@ -444,8 +441,7 @@ public:
                            Span<const std::uint64_t> owners, Span<const void *const> payloads,
                            Span<const std::uint32_t> payload_sizes, Span<const std::int64_t> times,
                            Span<const float> importances) noexcept {
-        if (!one_per_id(tags, ids.size()) || !one_per_id(owners, ids.size()) ||
-            !one_per_id(payloads, ids.size()) || payloads.size() != payload_sizes.size() ||
+        if (!attributes_fit(ids.size(), tags, owners, payloads, payload_sizes) ||
             !one_per_id(times, ids.size()) || !one_per_id(importances, ids.size())) {
             return ASTRAL_E_INVALID_ARGUMENT;
         }
@@ -582,6 +578,14 @@ private:
     template <class T>
     static bool one_per_id(Span<T> s, std::size_t ids) noexcept {
         return s.empty() || s.size() == ids;
+    }
+    // The optional attribute arrays of an add or upsert of ids records:
+    // each empty or one entry per id, payload sizes beside payloads.
+    static bool attributes_fit(std::size_t ids, Span<const std::uint64_t> tags, Span<const std::uint64_t> owners,
+                               Span<const void *const> payloads,
+                               Span<const std::uint32_t> payload_sizes) noexcept {
+        return one_per_id(tags, ids) && one_per_id(owners, ids) && one_per_id(payloads, ids) &&
+               payloads.size() == payload_sizes.size();
     }
     // NULL for an empty span: "not given" to the library.
     template <class T>
