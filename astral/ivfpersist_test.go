@@ -2,6 +2,7 @@ package astral
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"testing"
 
@@ -135,12 +136,7 @@ func TestVersion5FileLoads(t *testing.T) {
 			y, err := l.load(t, nil, file)
 			require.NoError(t, err, "%v/%s", kind, l.name)
 			require.Equal(t, answers(t, want, 5), answers(t, y, 5), "%v/%s", kind, l.name)
-			for _, id := range s.ids {
-				wa, werr := want.Attributes(id)
-				ya, yerr := y.Attributes(id)
-				require.Equal(t, werr == nil, yerr == nil, "id %d", id)
-				require.Equal(t, wa, ya, "%v/%s: id %d", kind, l.name, id)
-			}
+			sameAttributes(t, want, y, s.ids, fmt.Sprintf("%v/%s", kind, l.name))
 			again := saved(t, y)
 			require.EqualValues(t, FormatVersion, binary.LittleEndian.Uint32(again[8:]))
 			require.Equal(t, saved(t, want), again)

@@ -445,12 +445,7 @@ func TestVersion3FileLoads(t *testing.T) {
 			require.Zero(t, y.Stats().TagNames)
 			require.Equal(t, want.Len(), y.Len())
 			require.Equal(t, answers(t, want, 5), answers(t, y, 5), "%v/%s", kind, l.name)
-			for _, id := range s.ids {
-				wa, werr := want.Attributes(id)
-				ya, yerr := y.Attributes(id)
-				require.Equal(t, werr == nil, yerr == nil, "id %d", id)
-				require.Equal(t, wa, ya, "%v/%s: id %d", kind, l.name, id)
-			}
+			sameAttributes(t, want, y, s.ids, fmt.Sprintf("%v/%s", kind, l.name))
 			require.Equal(t, want.Stats().PayloadBytes, y.Stats().PayloadBytes)
 			require.NotZero(t, y.Stats().PayloadBytes)
 			// Saved again, it is a version-4 file, names and all.
@@ -548,5 +543,17 @@ func TestUpsertSameBytes(t *testing.T) {
 	for _, threads := range []int{0, 1, 3} {
 		require.True(t, bytes.Equal(want, run(threads, false)), "threads %d, upserts during the switch", threads)
 		require.True(t, bytes.Equal(want, run(threads, true)), "threads %d, upserts on the graph", threads)
+	}
+}
+
+// sameAttributes requires y to hold the ids want holds, with the same
+// attributes.
+func sameAttributes(t *testing.T, want, y *Index, ids []uint64, what string) {
+	t.Helper()
+	for _, id := range ids {
+		wa, werr := want.Attributes(id)
+		ya, yerr := y.Attributes(id)
+		require.Equal(t, werr == nil, yerr == nil, "%s: id %d", what, id)
+		require.Equal(t, wa, ya, "%s: id %d", what, id)
 	}
 }
