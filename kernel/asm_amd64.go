@@ -143,6 +143,12 @@ func gatherInt8VNNI(qp *float32, groups int, base *byte, stride int, ids *uint32
 func firstAtLeastAVX2(s *float32, n int, thr float32) int
 
 //go:noescape
+func maxAVX2(s *float32, n int) float32
+
+//go:noescape
+func firstAtLeastInt64AVX2(s *int64, n int, min int64) int
+
+//go:noescape
 func mulAVX2(s *float32, v *float32, n int)
 
 //go:noescape

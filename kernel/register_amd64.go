@@ -55,6 +55,8 @@ func init() {
 		return
 	}
 	firstAtLeastBlocks = func(s []float32, thr float32) int { return firstAtLeastAVX2(&s[0], len(s), thr) }
+	firstAtLeastInt64Blocks = func(s []int64, min int64) int { return firstAtLeastInt64AVX2(&s[0], len(s), min) }
+	maxBlocks = func(s []float32) float32 { return maxAVX2(&s[0], len(s)) }
 	mulBlocks = func(s, v []float32) { mulAVX2(&s[0], &v[0], len(s)) }
 	subBlocks = func(s, v []float32) { subAVX2(&s[0], &v[0], len(s)) }
 	readSum := func(p []byte, prefetch bool) uint64 {

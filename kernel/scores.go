@@ -1,5 +1,7 @@
 package kernel
 
+import "math"
+
 // firstAtLeastBlocks scans a multiple of 32 scores; nil means pure Go.
 var firstAtLeastBlocks func(s []float32, thr float32) int
 
@@ -19,6 +21,45 @@ func FirstAtLeast(s []float32, thr float32) int {
 		}
 	}
 	return len(s)
+}
+
+// firstAtLeastInt64Blocks scans a multiple of 16 values; nil means pure Go.
+var firstAtLeastInt64Blocks func(s []int64, min int64) int
+
+// FirstAtLeastInt64 returns the index of the first value in s not below
+// min, or len(s): FirstAtLeast for a column of times.
+func FirstAtLeastInt64(s []int64, min int64) int {
+	i := 0
+	if whole := len(s) &^ 15; whole > 0 && firstAtLeastInt64Blocks != nil {
+		if i = firstAtLeastInt64Blocks(s[:whole], min); i < whole {
+			return i
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= min {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// maxBlocks is MaxScore over a multiple of 32 scores; nil means pure Go.
+var maxBlocks func(s []float32) float32
+
+// MaxScore returns the largest score in s, NaN skipped, or -Inf when there
+// is none; a zero comes back as +0 whichever sign it had, so every CPU
+// gives the same bits.
+func MaxScore(s []float32) float32 {
+	best, i := float32(math.Inf(-1)), 0
+	if whole := len(s) &^ 31; whole > 0 && maxBlocks != nil {
+		best, i = maxBlocks(s[:whole]), whole
+	}
+	for ; i < len(s); i++ {
+		if s[i] > best {
+			best = s[i]
+		}
+	}
+	return best + 0
 }
 
 // mulBlocks and subBlocks handle a multiple of 32 values; nil means pure Go.

@@ -60,6 +60,104 @@ hit:
 	VZEROUPPER
 	RET
 
+// func maxAVX2(s *float32, n int) float32
+// Requires: n is a multiple of 32. Returns the largest s[i], NaN skipped;
+// -Inf when there is none. A zero's sign may be either one's.
+TEXT ·maxAVX2(SB), NOSPLIT, $0-20
+	MOVQ s+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVL $0xff800000, AX
+	MOVL AX, X0
+	VBROADCASTSS X0, Y0
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	VMOVUPS 0(SI)(AX*4), Y4
+	VMOVUPS 32(SI)(AX*4), Y5
+	VMOVUPS 64(SI)(AX*4), Y6
+	VMOVUPS 96(SI)(AX*4), Y7
+	VMAXPS Y0, Y4, Y0
+	VMAXPS Y1, Y5, Y1
+	VMAXPS Y2, Y6, Y2
+	VMAXPS Y3, Y7, Y3
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   loop
+
+done:
+	// No lane holds NaN now, so the order of the reduction is free.
+	VMAXPS Y1, Y0, Y0
+	VMAXPS Y3, Y2, Y2
+	VMAXPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSS X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func firstAtLeastInt64AVX2(s *int64, n int, min int64) int
+// Requires: n is a multiple of 16. Returns the first i with s[i] >= min; or n.
+TEXT ·firstAtLeastInt64AVX2(SB), NOSPLIT, $0-32
+	MOVQ s+0(FP), SI
+	MOVQ n+8(FP), CX
+	VPBROADCASTQ min+16(FP), Y4
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   none
+
+loop:
+	VPCMPGTQ 0(SI)(AX*8), Y4, Y0
+	VPCMPGTQ 32(SI)(AX*8), Y4, Y1
+	VPCMPGTQ 64(SI)(AX*8), Y4, Y2
+	VPCMPGTQ 96(SI)(AX*8), Y4, Y3
+	VPAND Y1, Y0, Y5
+	VPAND Y3, Y2, Y6
+	VPAND Y6, Y5, Y5
+	VMOVMSKPD Y5, DX
+	CMPL DX, $15
+	JNE  found
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB   loop
+
+none:
+	MOVQ CX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+found:
+	// Which of the four vectors holds the first lane at or above min.
+	VMOVMSKPD Y0, DX
+	XORL $15, DX
+	JNZ  hit
+	ADDQ $4, AX
+	VMOVMSKPD Y1, DX
+	XORL $15, DX
+	JNZ  hit
+	ADDQ $4, AX
+	VMOVMSKPD Y2, DX
+	XORL $15, DX
+	JNZ  hit
+	ADDQ $4, AX
+	VMOVMSKPD Y3, DX
+	XORL $15, DX
+
+hit:
+	BSFL DX, DX
+	ADDQ DX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
 // func mulAVX2(s *float32, v *float32, n int)
 // Requires: n is a multiple of 32. s[i] *= v[i].
 TEXT ·mulAVX2(SB), NOSPLIT, $0-24

@@ -60,3 +60,75 @@ func TestMulSub(t *testing.T) {
 		}
 	}
 }
+
+func maxScoreRef(s []float32) float32 {
+	best := float32(math.Inf(-1))
+	for _, v := range s {
+		if v > best {
+			best = v
+		}
+	}
+	if best == 0 {
+		return 0 // +0 whichever zero won
+	}
+	return best
+}
+
+func TestMaxScore(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 10))
+	nan, negZero := float32(math.NaN()), float32(math.Copysign(0, -1))
+	for n := 0; n <= 300; n++ {
+		s := make([]float32, n)
+		for trial := 0; trial < 8; trial++ {
+			for i := range s {
+				switch trial {
+				case 0:
+					s[i] = nan // nothing but NaN: -Inf
+				case 1:
+					s[i] = [2]float32{0, negZero}[r.IntN(2)] // zeros: +0
+				case 2:
+					s[i] = [3]float32{negZero, nan, float32(-r.Float64())}[r.IntN(3)]
+				default:
+					s[i] = float32(r.NormFloat64())
+					if r.IntN(16) == 0 {
+						s[i] = nan
+					}
+				}
+			}
+			want := maxScoreRef(s)
+			require.Equal(t, math.Float32bits(want), math.Float32bits(MaxScore(s)), "n %d trial %d", n, trial)
+			if n > 0 {
+				from := r.IntN(n)
+				require.Equal(t, math.Float32bits(maxScoreRef(s[from:])), math.Float32bits(MaxScore(s[from:])))
+			}
+		}
+	}
+}
+
+func TestFirstAtLeastInt64(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 11))
+	ref := func(s []int64, min int64) int {
+		for i, v := range s {
+			if v >= min {
+				return i
+			}
+		}
+		return len(s)
+	}
+	for n := 0; n <= 200; n++ {
+		s := make([]int64, n)
+		for i := range s {
+			s[i] = r.Int64N(1000) - 500
+			if r.IntN(20) == 0 {
+				s[i] = [2]int64{math.MinInt64, math.MaxInt64}[r.IntN(2)]
+			}
+		}
+		for _, min := range []int64{math.MinInt64, math.MaxInt64, 0, 400, 490, 499, r.Int64N(1000) - 500} {
+			require.Equal(t, ref(s, min), FirstAtLeastInt64(s, min), "n %d min %d", n, min)
+			if n > 0 {
+				from := r.IntN(n)
+				require.Equal(t, ref(s[from:], min), FirstAtLeastInt64(s[from:], min))
+			}
+		}
+	}
+}

@@ -123,6 +123,8 @@ func kernelFiles() []*file {
 	}
 	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go (AVX2)."}
 	firstAtLeast(scores)
+	maxScore(scores)
+	firstAtLeastInt64(scores)
 	elementwise(scores, "mulAVX2", "VMULPS", "s[i] *= v[i].")
 	elementwise(scores, "subAVX2", "VSUBPS", "s[i] -= v[i].")
 	read := &file{name: "readsum_amd64.s", doc: "The memory-read ceiling a scan is measured against (AVX2)."}

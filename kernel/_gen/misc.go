@@ -80,6 +80,97 @@ func firstAtLeast(f *file) {
 	a.i("RET")
 }
 
+// firstAtLeastInt64 returns the first i with s[i] >= min, or n: the
+// first lane where VPCMPGTQ's "min > s[i]" is false.
+func firstAtLeastInt64(f *file) {
+	a := f.text("firstAtLeastInt64AVX2(s *int64, n int, min int64) int", "$0-32",
+		"Requires: n is a multiple of 16. Returns the first i with s[i] >= min; or n.")
+	a.i("MOVQ s+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("VPBROADCASTQ min+16(FP), Y4")
+	a.i("XORQ AX, AX")
+	a.i("TESTQ CX, CX")
+	a.i("JZ   none")
+	a.label("loop")
+	for r := 0; r < 4; r++ {
+		a.i("VPCMPGTQ %s, Y4, Y%d", m(32*r, "SI")+"(AX*8)", r)
+	}
+	a.i("VPAND Y1, Y0, Y5")
+	a.i("VPAND Y3, Y2, Y6")
+	a.i("VPAND Y6, Y5, Y5")
+	a.i("VMOVMSKPD Y5, DX")
+	a.i("CMPL DX, $15")
+	a.i("JNE  found")
+	a.i("ADDQ $16, AX")
+	a.i("CMPQ AX, CX")
+	a.i("JB   loop")
+	a.label("none")
+	a.i("MOVQ CX, ret+24(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+	a.label("found")
+	a.comment("Which of the four vectors holds the first lane at or above min.")
+	for r := 0; r < 4; r++ {
+		a.i("VMOVMSKPD Y%d, DX", r)
+		a.i("XORL $15, DX")
+		if r == 3 {
+			break
+		}
+		a.i("JNZ  hit")
+		a.i("ADDQ $4, AX")
+	}
+	a.label("hit")
+	a.i("BSFL DX, DX")
+	a.i("ADDQ DX, AX")
+	a.i("MOVQ AX, ret+24(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
+
+// maxScore returns the largest of s, NaN skipped (-Inf when none): each
+// lane keeps "x > acc ? x : acc", as the Go loop does, which is what
+// VMAXPS gives with the accumulator as its second source.
+func maxScore(f *file) {
+	a := f.text("maxAVX2(s *float32, n int) float32", "$0-20",
+		"Requires: n is a multiple of 32. Returns the largest s[i], NaN skipped;",
+		"-Inf when there is none. A zero's sign may be either one's.")
+	a.i("MOVQ s+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("MOVL $0xff800000, AX")
+	a.i("MOVL AX, X0")
+	a.i("VBROADCASTSS X0, Y0")
+	for r := 1; r < 4; r++ {
+		a.i("VMOVAPS Y0, Y%d", r)
+	}
+	a.i("XORQ AX, AX")
+	a.i("TESTQ CX, CX")
+	a.i("JZ   done")
+	a.label("loop")
+	for r := 0; r < 4; r++ {
+		a.i("VMOVUPS %s, Y%d", idx(32*r, "SI"), r+4)
+	}
+	for r := 0; r < 4; r++ {
+		a.i("VMAXPS Y%d, Y%d, Y%d", r, r+4, r)
+	}
+	a.i("ADDQ $32, AX")
+	a.i("CMPQ AX, CX")
+	a.i("JB   loop")
+	a.label("done")
+	a.comment("No lane holds NaN now, so the order of the reduction is free.")
+	a.i("VMAXPS Y1, Y0, Y0")
+	a.i("VMAXPS Y3, Y2, Y2")
+	a.i("VMAXPS Y2, Y0, Y0")
+	a.i("VEXTRACTF128 $1, Y0, X1")
+	a.i("VMAXPS X1, X0, X0")
+	a.i("VPERMILPS $0x4e, X0, X1")
+	a.i("VMAXPS X1, X0, X0")
+	a.i("VPERMILPS $0xb1, X0, X1")
+	a.i("VMAXPS X1, X0, X0")
+	a.i("VMOVSS X0, ret+16(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
+
 // readSum is the widest plain load-and-add loop: the memory-read ceiling a
 // scan is measured against; with prefetch, at the scans' distance.
 func readSum(f *file, name string, prefetch bool, doc string) {
