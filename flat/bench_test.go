@@ -2,10 +2,15 @@ package flat
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/rank"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
@@ -249,4 +254,42 @@ func BenchmarkDeadlineCheck(b *testing.B) {
 		}
 	})
 	_ = n
+}
+
+// BenchmarkRanked100k times a ranked scan (weights 1:1:1, half-life 1,000,
+// the bench fixture's times and importances, a unit query) beside the plain scan of the
+// same index, serial, one query, k 10: compare the two within one run.
+//
+//	go test -run '^$' -bench Ranked100k -count 6 ./flat/ | benchstat -col /rank -
+func BenchmarkRanked100k(b *testing.B) {
+	x, qs := index100k(b)
+	times, imps := fixture.Memories(x.Len())
+	setMemories := func(times []int64, imps []float32) {
+		for i, id := range x.ids {
+			x.SetTime(id, times[i])
+			x.SetImportance(id, imps[i])
+		}
+		x.rebuildCeilings()
+	}
+	defer setMemories(slices.Clone(x.times), slices.Clone(x.imps))
+	setMemories(times, imps)
+	r := rank.NewScorer(&rank.Params{Relevance: 1, Recency: 1, Importance: 1, Decay: math.Pow(0.5, 1.0/1000), Now: fixture.MemoryNow})
+	// A unit query: similarities on cosine's scale, as the bench's are.
+	q, norm := slices.Clone(qs[0]), 0.0
+	for _, v := range q {
+		norm += float64(v) * float64(v)
+	}
+	for i := range q {
+		q[i] /= float32(math.Sqrt(norm))
+	}
+	s := NewSearcher(1)
+	layout(x, s, q)
+	dst, counts := make([]score.Result, 10), make([]int, 1)
+	for _, ranked := range []bool{false, true} {
+		b.Run(fmt.Sprintf("rank=%v", ranked), func(b *testing.B) {
+			s.SetRank(map[bool]*rank.Scorer{true: &r}[ranked])
+			defer s.SetRank(nil)
+			loopCPU(b, func() { x.Search(s, nil, 1, 10, dst, counts) })
+		})
+	}
 }

@@ -46,6 +46,12 @@ type Index struct {
 	owners []uint64  // per-record owner key, slot order
 	times  []int64   // per-record time (ranking), slot order
 	imps   []float32 // per-record importance (ranking), slot order
+	// newest and most bound the times and importances of each aligned
+	// chunk of slots (chunk c: slots [c·chunk, (c+1)·chunk)), so a ranked
+	// scan does not pass over them per query. Raised on every change,
+	// never lowered: a bound that has gone stale is still a bound.
+	newest []int64
+	most   []float32
 	adjust score.Adjust
 	bias   []float32 // per-record value of adjust, nil when score.AdjustNone
 	scale  []float32 // per-record multiplier of score.AdjustScaleSubtract, else nil
@@ -77,7 +83,7 @@ func (x *Index) Kernel() *kernel.Kernel { return x.kern }
 
 // Bytes is the memory the records, ids, attributes and bias take.
 func (x *Index) Bytes() int {
-	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners)+cap(x.times))*8 + (cap(x.bias)+cap(x.scale)+cap(x.imps)+cap(x.ownAt))*4 + x.ownedBytes()
+	return len(x.slab) + (cap(x.ids)+cap(x.tags)+cap(x.owners)+cap(x.times)+cap(x.newest))*8 + (cap(x.bias)+cap(x.scale)+cap(x.imps)+cap(x.ownAt)+cap(x.most))*4 + x.ownedBytes()
 }
 
 // ownedBytes is about what the owner postings take: their slots and a
@@ -152,6 +158,7 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) er
 	x.imps = append(x.imps, a.Importance)
 	x.ownAt = append(x.ownAt, 0)
 	x.own(i)
+	x.raiseCeiling(i)
 	if x.bias != nil {
 		x.bias = append(x.bias, bias)
 	}
@@ -186,6 +193,7 @@ func (x *Index) Remove(id uint64) error {
 			x.scale[i] = x.scale[last]
 		}
 		x.slots.Put(x.ids[i], i)
+		x.raiseCeiling(int(i))
 	}
 	clear(x.Record(last))
 	x.ids = x.ids[:last]
@@ -194,6 +202,7 @@ func (x *Index) Remove(id uint64) error {
 	x.times = x.times[:last]
 	x.imps = x.imps[:last]
 	x.ownAt = x.ownAt[:last]
+	x.newest, x.most = x.newest[:chunks(last)], x.most[:chunks(last)]
 	if x.bias != nil {
 		x.bias = x.bias[:last]
 	}
@@ -263,6 +272,7 @@ func (x *Index) SetTime(id uint64, t int64) bool {
 	i, ok := x.slots.Get(id)
 	if ok {
 		x.times[i] = t
+		x.raiseCeiling(int(i))
 	}
 	return ok
 }
@@ -273,8 +283,42 @@ func (x *Index) SetImportance(id uint64, v float32) bool {
 	i, ok := x.slots.Get(id)
 	if ok {
 		x.imps[i] = v
+		x.raiseCeiling(int(i))
 	}
 	return ok
+}
+
+// chunks is how many aligned chunks n slots span.
+func chunks(n int) int { return (n + chunk - 1) / chunk }
+
+// raiseCeiling makes slot i's chunk bound its time and importance; the
+// slot's chunk is the last one or a new one after it.
+func (x *Index) raiseCeiling(i int) {
+	c, t, v := i/chunk, x.times[i], x.imps[i]
+	if c == len(x.newest) {
+		x.newest, x.most = append(x.newest, t), append(x.most, v)
+		return
+	}
+	x.newest[c], x.most[c] = max(x.newest[c], t), max(x.most[c], v)
+}
+
+// rebuildCeilings computes every chunk's bounds afresh (exact again).
+func (x *Index) rebuildCeilings() {
+	x.newest, x.most = x.newest[:0], x.most[:0]
+	for i := range x.ids {
+		x.raiseCeiling(i)
+	}
+}
+
+// ceiling bounds the times and importances of slots [base, base+m) by
+// those of the aligned chunks they touch.
+func (x *Index) ceiling(base, m int) (newest int64, most float32) {
+	lo, hi := base/chunk, (base+m-1)/chunk
+	newest, most = x.newest[lo], x.most[lo]
+	for c := lo + 1; c <= hi; c++ {
+		newest, most = max(newest, x.newest[c]), max(most, x.most[c])
+	}
+	return newest, most
 }
 
 // Attr returns a stored record's attributes.

@@ -89,6 +89,7 @@ func FromParts(k *kernel.Kernel, adjust score.Adjust, p Parts) (*Index, error) {
 	for i := range n {
 		x.own(i)
 	}
+	x.rebuildCeilings()
 	if adjust != score.AdjustNone {
 		x.bias = bias[:n:n]
 		if x.bias == nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/kernel"
 )
 
 // Ranked scans: a record's similarity is scored as in a plain scan, then
@@ -27,28 +28,12 @@ func (j *job) scanRanked(pt *part, lo, hi int, f *match.Filter) {
 	for base := lo; base < hi; base += chunk {
 		m := min(chunk, hi-base)
 		scores := j.scoreChunk(pt, base, m)
-		newest, most := chunkCeiling(x.times[base:base+m], x.imps[base:base+m])
+		newest, most := x.ceiling(base, m)
 		rec, im := j.rank.Extra(newest, most)
 		for q := 0; q < j.nq; q++ {
 			collectRanked(&pt.top[q], scores[q*m:(q+1)*m], base, x, f, j.rank, rec, im)
 		}
 	}
-}
-
-// chunkCeiling is the newest time and the highest importance of a chunk.
-func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
-	newest, most = times[0], imps[0]
-	for _, t := range times[1:] {
-		if t > newest {
-			newest = t
-		}
-	}
-	for _, v := range imps[1:] {
-		if v > most { // importances are finite: no NaN to keep
-			most = v
-		}
-	}
-	return newest, most
 }
 
 // collectRanked offers one query's similarities of a chunk from slot base,
@@ -69,31 +54,36 @@ func collectRanked(t *score.TopK, sims []float32, base int, x *Index, f *match.F
 	}
 	// A NaN similarity is left out of the best: its record ranks last and
 	// cannot pass a threshold above -Inf.
-	best := float32(math.Inf(-1))
-	for _, s := range sims[first:] {
-		if s > best {
-			best = s
-		}
-	}
+	best := kernel.MaxScore(sims[first:])
 	if r.Bound(best, rec, im) < thr {
 		return
 	}
 	minImp, minTime := r.Floors(thr, best, rec, im)
-	for i := first; i < len(sims); i++ {
+	// A vector compare skips to the next record recent enough (or, with
+	// no floor on time, important enough), as collect skips to the next
+	// score high enough; recency decays fast, so its floor skips most.
+	for i := first + nextViable(times[first:], imps[first:], minTime, minImp); i < len(sims); {
 		sim := sims[i]
-		if imps[i] < minImp || times[i] < minTime {
-			continue
-		}
 		// Not "below": NaN goes on, as in collect, and ranks last.
-		if r.Ceiling(sim, times[i], imps[i]) < thr {
-			continue
+		if times[i] >= minTime && imps[i] >= minImp && !(r.Ceiling(sim, times[i], imps[i]) < thr) {
+			offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
+			if next := t.Threshold(); next != thr {
+				thr = next
+				minImp, minTime = r.Floors(thr, best, rec, im)
+			}
 		}
-		offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
-		if next := t.Threshold(); next != thr {
-			thr = next
-			minImp, minTime = r.Floors(thr, best, rec, im)
-		}
+		i++
+		i += nextViable(times[i:], imps[i:], minTime, minImp)
 	}
+}
+
+// nextViable is the index of the first record whose time (or, when any
+// time will do, importance) is not below its floor.
+func nextViable(times []int64, imps []float32, minTime int64, minImp float32) int {
+	if minTime != math.MinInt64 {
+		return kernel.FirstAtLeastInt64(times, minTime)
+	}
+	return kernel.FirstAtLeast(imps, minImp)
 }
 
 // offerRanked offers the record at slot s of similarity sim by its
