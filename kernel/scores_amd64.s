@@ -110,21 +110,26 @@ TEXT ·firstAtLeastInt64AVX2(SB), NOSPLIT, $0-32
 	MOVQ s+0(FP), SI
 	MOVQ n+8(FP), CX
 	VPBROADCASTQ min+16(FP), Y4
+	VPCMPEQQ Y7, Y7, Y7
 	XORQ AX, AX
 	TESTQ CX, CX
 	JZ   none
 
 loop:
 	VPCMPGTQ 0(SI)(AX*8), Y4, Y0
+	VPXOR Y7, Y0, Y0
 	VPCMPGTQ 32(SI)(AX*8), Y4, Y1
+	VPXOR Y7, Y1, Y1
 	VPCMPGTQ 64(SI)(AX*8), Y4, Y2
+	VPXOR Y7, Y2, Y2
 	VPCMPGTQ 96(SI)(AX*8), Y4, Y3
-	VPAND Y1, Y0, Y5
-	VPAND Y3, Y2, Y6
-	VPAND Y6, Y5, Y5
+	VPXOR Y7, Y3, Y3
+	VORPS Y1, Y0, Y5
+	VORPS Y3, Y2, Y6
+	VORPS Y6, Y5, Y5
 	VMOVMSKPD Y5, DX
-	CMPL DX, $15
-	JNE  found
+	TESTL DX, DX
+	JNZ  found
 	ADDQ $16, AX
 	CMPQ AX, CX
 	JB   loop
@@ -135,21 +140,20 @@ none:
 	RET
 
 found:
-	// Which of the four vectors holds the first lane at or above min.
+	// Which of the four vectors holds the first hit.
 	VMOVMSKPD Y0, DX
-	XORL $15, DX
+	TESTL DX, DX
 	JNZ  hit
 	ADDQ $4, AX
 	VMOVMSKPD Y1, DX
-	XORL $15, DX
+	TESTL DX, DX
 	JNZ  hit
 	ADDQ $4, AX
 	VMOVMSKPD Y2, DX
-	XORL $15, DX
+	TESTL DX, DX
 	JNZ  hit
 	ADDQ $4, AX
 	VMOVMSKPD Y3, DX
-	XORL $15, DX
 
 hit:
 	BSFL DX, DX

@@ -31,30 +31,29 @@ func elementwise(f *file, name, op, what string) {
 // idx formats off(reg)(AX*4).
 func idx(off int, reg string) string { return m(off, reg) + "(AX*4)" }
 
-// firstAtLeast returns the first i with !(s[i] < thr) (predicate NGT_UQ
-// on thr vs s[i]), so NaN counts; or n. One compare per 8 scores instead
-// of a branch per score.
-func firstAtLeast(f *file) {
-	a := f.text("firstAtLeastAVX2(s *float32, n int, thr float32) int", "$0-32",
-		"Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)",
-		"(predicate NGT_UQ on thr vs s[i]), so NaN counts; or n.")
+// firstHit is the loop firstAtLeast and firstAtLeastInt64 share: hit(r)
+// sets Y<r> to the r-th vector of the round's hit mask (lanes lanes of
+// 32/lanes bytes, four vectors a round); it returns the first hit's index,
+// or n.
+func firstHit(f *file, sig, frame string, lanes int, movmsk string, setup func(a *asm), hit func(a *asm, r int), doc ...string) {
+	a := f.text(sig, frame, doc...)
 	a.i("MOVQ s+0(FP), SI")
 	a.i("MOVQ n+8(FP), CX")
-	a.i("VBROADCASTSS thr+16(FP), Y4")
+	setup(a)
 	a.i("XORQ AX, AX")
 	a.i("TESTQ CX, CX")
 	a.i("JZ   none")
 	a.label("loop")
 	for r := 0; r < 4; r++ {
-		a.i("VCMPPS $0x1a, %s, Y4, Y%d", idx(32*r, "SI"), r)
+		hit(a, r)
 	}
 	a.i("VORPS Y1, Y0, Y5")
 	a.i("VORPS Y3, Y2, Y6")
 	a.i("VORPS Y6, Y5, Y5")
-	a.i("VMOVMSKPS Y5, DX")
+	a.i("%s Y5, DX", movmsk)
 	a.i("TESTL DX, DX")
 	a.i("JNZ  found")
-	a.i("ADDQ $32, AX")
+	a.i("ADDQ $%d, AX", 4*lanes)
 	a.i("CMPQ AX, CX")
 	a.i("JB   loop")
 	a.label("none")
@@ -64,13 +63,13 @@ func firstAtLeast(f *file) {
 	a.label("found")
 	a.comment("Which of the four vectors holds the first hit.")
 	for r := 0; r < 4; r++ {
-		a.i("VMOVMSKPS Y%d, DX", r)
+		a.i("%s Y%d, DX", movmsk, r)
 		if r == 3 {
 			break
 		}
 		a.i("TESTL DX, DX")
 		a.i("JNZ  hit")
-		a.i("ADDQ $8, AX")
+		a.i("ADDQ $%d, AX", lanes)
 	}
 	a.label("hit")
 	a.i("BSFL DX, DX")
@@ -80,51 +79,30 @@ func firstAtLeast(f *file) {
 	a.i("RET")
 }
 
-// firstAtLeastInt64 returns the first i with s[i] >= min, or n: the
-// first lane where VPCMPGTQ's "min > s[i]" is false.
+// firstAtLeast returns the first i with !(s[i] < thr) (predicate NGT_UQ
+// on thr vs s[i]), so NaN counts; or n. One compare per 8 scores instead
+// of a branch per score.
+func firstAtLeast(f *file) {
+	firstHit(f, "firstAtLeastAVX2(s *float32, n int, thr float32) int", "$0-32", 8, "VMOVMSKPS",
+		func(a *asm) { a.i("VBROADCASTSS thr+16(FP), Y4") },
+		func(a *asm, r int) { a.i("VCMPPS $0x1a, %s, Y4, Y%d", idx(32*r, "SI"), r) },
+		"Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)",
+		"(predicate NGT_UQ on thr vs s[i]), so NaN counts; or n.")
+}
+
+// firstAtLeastInt64 returns the first i with s[i] >= min, or n: VPCMPGTQ
+// gives "min > s[i]", and the all-ones word in Y7 turns it around.
 func firstAtLeastInt64(f *file) {
-	a := f.text("firstAtLeastInt64AVX2(s *int64, n int, min int64) int", "$0-32",
+	firstHit(f, "firstAtLeastInt64AVX2(s *int64, n int, min int64) int", "$0-32", 4, "VMOVMSKPD",
+		func(a *asm) {
+			a.i("VPBROADCASTQ min+16(FP), Y4")
+			a.i("VPCMPEQQ Y7, Y7, Y7")
+		},
+		func(a *asm, r int) {
+			a.i("VPCMPGTQ %s, Y4, Y%d", m(32*r, "SI")+"(AX*8)", r)
+			a.i("VPXOR Y7, Y%d, Y%d", r, r)
+		},
 		"Requires: n is a multiple of 16. Returns the first i with s[i] >= min; or n.")
-	a.i("MOVQ s+0(FP), SI")
-	a.i("MOVQ n+8(FP), CX")
-	a.i("VPBROADCASTQ min+16(FP), Y4")
-	a.i("XORQ AX, AX")
-	a.i("TESTQ CX, CX")
-	a.i("JZ   none")
-	a.label("loop")
-	for r := 0; r < 4; r++ {
-		a.i("VPCMPGTQ %s, Y4, Y%d", m(32*r, "SI")+"(AX*8)", r)
-	}
-	a.i("VPAND Y1, Y0, Y5")
-	a.i("VPAND Y3, Y2, Y6")
-	a.i("VPAND Y6, Y5, Y5")
-	a.i("VMOVMSKPD Y5, DX")
-	a.i("CMPL DX, $15")
-	a.i("JNE  found")
-	a.i("ADDQ $16, AX")
-	a.i("CMPQ AX, CX")
-	a.i("JB   loop")
-	a.label("none")
-	a.i("MOVQ CX, ret+24(FP)")
-	a.i("VZEROUPPER")
-	a.i("RET")
-	a.label("found")
-	a.comment("Which of the four vectors holds the first lane at or above min.")
-	for r := 0; r < 4; r++ {
-		a.i("VMOVMSKPD Y%d, DX", r)
-		a.i("XORL $15, DX")
-		if r == 3 {
-			break
-		}
-		a.i("JNZ  hit")
-		a.i("ADDQ $4, AX")
-	}
-	a.label("hit")
-	a.i("BSFL DX, DX")
-	a.i("ADDQ DX, AX")
-	a.i("MOVQ AX, ret+24(FP)")
-	a.i("VZEROUPPER")
-	a.i("RET")
 }
 
 // maxScore returns the largest of s, NaN skipped (-Inf when none): each
