@@ -55,7 +55,23 @@ const (
 	claimRunning
 	claimDone
 	claimAbandoned
+	claimLeaving // RunBy's caller is asking a Leaver to let the part run on
+	claimLeft    // the caller returned without the part; the worker tells the Leaver when it ends
 )
+
+// A Leaver is a Task whose begun parts RunBy's caller may leave running
+// past the deadline instead of waiting for them.
+type Leaver interface {
+	Task
+	// Leave is called on RunBy's caller at the deadline for part i, begun
+	// on a worker and not yet done. True: the caller returns without the
+	// part, whose output is then not the caller's to read; false: the
+	// caller waits for it.
+	Leave(i int) bool
+	// Left is called on the worker when part i, left behind, returns, with
+	// the value of its panic (nil if none): nothing else will see it.
+	Left(i int, panicked any)
+}
 
 // slotState is what the caller and one worker share.
 type slotState struct {
@@ -65,7 +81,8 @@ type slotState struct {
 	task  Task // nil with a new seq means stop
 	// claim is the part's state: the caller sets claimReady with each
 	// job; the worker takes it (claimRunning, then claimDone), or RunBy's
-	// caller abandons it at its deadline (claimAbandoned).
+	// caller abandons it at its deadline (claimAbandoned) or, for a
+	// Leaver, leaves it running (claimLeaving, then claimLeft).
 	claim atomic.Int32
 	pval  any // value of a panic recovered on the worker
 	wake  chan struct{}
@@ -213,11 +230,14 @@ func (p *Pool) handOut(t Task, n int) {
 // the caller runs part parts-1, then waits for the workers only until
 // that deadline. A part that no worker has begun by then is never run (a
 // worker woken late skips it); one begun is waited for, which its next
-// check bounds. The task records which of its parts ran. RunBy returns
-// false without running anything when the pool is busy or closed: the
-// caller then does the work itself, as one part.
+// check bounds, unless t is a Leaver that lets the caller leave it
+// running (Leaver.Leave). The task records which of its parts ran. RunBy
+// returns false without running anything when the pool is busy or
+// closed: the caller then does the work itself, as one part. The pool
+// stays busy until every part left behind has ended.
 //
-// A panic in a part that ran is re-raised on the caller, as by Run.
+// A panic in a part that ran is re-raised on the caller, as by Run, and
+// a panic in the caller's own part makes it wait for every begun part.
 func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) bool {
 	if parts < 1 || parts > len(p.slots)+1 {
 		panic(fmt.Sprintf("pool: RunBy with %d parts, want 1..%d", parts, len(p.slots)+1))
@@ -240,13 +260,14 @@ func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) b
 	ok := false
 	defer func() {
 		if !ok {
-			p.awaitBy(n, start, budget)
+			p.awaitBy(n, start, budget, nil)
 			p.release()
 		}
 	}()
 	t.RunPart(n)
 	ok = true
-	v := p.awaitBy(n, start, budget)
+	l, _ := t.(Leaver)
+	v := p.awaitBy(n, start, budget, l)
 	p.release()
 	if v != nil {
 		panic(v)
@@ -255,9 +276,10 @@ func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) b
 }
 
 // awaitBy waits for RunBy's n worker parts until the deadline, abandons
-// those not begun by then, waits for those begun, and returns the first
-// panic value of the parts that ran.
-func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration) any {
+// those not begun by then, leaves those begun to run on where l (if not
+// nil) lets it and waits for the others, and returns the first panic
+// value of the parts it waited for.
+func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration, l Leaver) any {
 	waitStart := time.Now()
 	for i := 1; p.pending.Load() > 1; i++ {
 		if i%spinCheck != 0 {
@@ -277,6 +299,15 @@ func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration) any {
 		s := &p.slots[i]
 		if s.claim.CompareAndSwap(claimReady, claimAbandoned) {
 			continue
+		}
+		// Leaving holds off the worker's end until Leave has answered,
+		// so the Leaver hears of a part left behind before it can end.
+		if l != nil && s.claim.CompareAndSwap(claimRunning, claimLeaving) {
+			if l.Leave(i) {
+				s.claim.Store(claimLeft)
+				continue
+			}
+			s.claim.Store(claimRunning)
 		}
 		for s.claim.Load() == claimRunning {
 			runtime.Gosched()
@@ -456,11 +487,23 @@ func (p *Pool) runPart(s *slot) {
 	fp := fpenv.Enter()
 	defer func() {
 		fpenv.Leave(fp)
-		if v := recover(); v != nil { // never nil since Go 1.21, even for panic(nil)
-			s.pval = v
-		}
+		v := recover() // never nil after a panic since Go 1.21, even panic(nil)
+		t := s.task
 		s.task = nil // don't keep the job alive until the next Run
-		s.claim.Store(claimDone)
+		s.pval = v
+		if !s.claim.CompareAndSwap(claimRunning, claimDone) {
+			// RunBy's caller is leaving this part behind, or has.
+			for s.claim.Load() == claimLeaving {
+				runtime.Gosched()
+			}
+			if s.claim.Load() == claimLeft {
+				s.pval = nil // the caller has gone: its Leaver takes the panic
+				t.(Leaver).Left(s.part, v)
+				p.release()
+				return
+			}
+			s.claim.Store(claimDone)
+		}
 		if detached {
 			p.release()
 			return

@@ -105,3 +105,102 @@ func TestRunByWaitsForBegunParts(t *testing.T) {
 type partFunc func(i int)
 
 func (f partFunc) RunPart(i int) { f(i) }
+
+// leaver is a Leaver over parts run by run: it lets a begun part be left
+// behind when leave is set, and records what Left reports.
+type leaver struct {
+	run    func(i int)
+	leave  bool
+	asked  atomic.Int32
+	left   chan any // each Left's panic value
+	leftOn atomic.Uint64
+}
+
+func (l *leaver) RunPart(i int) { l.run(i) }
+
+func (l *leaver) Leave(int) bool {
+	l.asked.Add(1)
+	return l.leave
+}
+
+func (l *leaver) Left(_ int, panicked any) {
+	l.leftOn.Store(goid())
+	l.left <- panicked
+}
+
+// TestRunByLeavesBegunPartToLeaver: a Leaver's part begun on a worker and
+// still running at the deadline is left behind: the caller returns by the
+// deadline, the pool stays busy until the part ends, the part's end (and
+// its panic) reaches Left on the worker and never a later caller.
+func TestRunByLeavesBegunPartToLeaver(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	for _, panics := range []bool{false, true} {
+		hold := make(chan struct{})
+		began := make(chan struct{})
+		l := &leaver{leave: true, left: make(chan any, 1)}
+		l.run = func(i int) {
+			if i == 0 {
+				close(began)
+				<-hold // descheduled mid-part, past the deadline
+				if panics {
+					panic("late")
+				}
+				return
+			}
+			<-began
+		}
+		start := time.Now()
+		budget := 20 * time.Millisecond
+		require.True(t, p.RunBy(l, 2, start, budget))
+		require.Less(t, time.Since(start), budget+time.Second, "the caller does not wait for the part left behind")
+		require.EqualValues(t, 1, l.asked.Load())
+		require.False(t, p.RunBy(&recorder{}, 2, time.Now(), time.Hour), "busy until the part left behind ends")
+		select {
+		case <-l.left:
+			t.Fatal("Left before the part ended")
+		default:
+		}
+		close(hold)
+		v := <-l.left
+		if panics {
+			require.Equal(t, "late", v)
+		} else {
+			require.Nil(t, v)
+		}
+		require.NotEqual(t, goid(), l.leftOn.Load(), "Left runs on the worker")
+		require.Eventually(t, func() bool { return p.mu.TryLock() && func() bool { p.mu.Unlock(); return true }() },
+			10*time.Second, time.Millisecond)
+		var r recorder
+		p.Run(&r, 2) // no stale panic re-raised
+		checkParallel(t, &r, 2, goid())
+	}
+}
+
+// TestRunByWaitsWhenLeaverRefuses: a Leaver that will not let a begun part
+// run on is waited for, as a plain Task's part is.
+func TestRunByWaitsWhenLeaverRefuses(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	var done atomic.Bool
+	began := make(chan struct{})
+	l := &leaver{left: make(chan any, 1)}
+	l.run = func(i int) {
+		if i == 0 {
+			close(began)
+			time.Sleep(5 * time.Millisecond)
+			done.Store(true)
+			return
+		}
+		<-began
+	}
+	require.True(t, p.RunBy(l, 2, time.Now(), time.Microsecond))
+	require.True(t, done.Load())
+	require.EqualValues(t, 1, l.asked.Load())
+	require.Empty(t, l.left, "Left is only for parts left behind")
+	var r recorder
+	p.Run(&r, 2)
+	checkParallel(t, &r, 2, goid())
+}
