@@ -75,3 +75,25 @@ func (c *queryCtx) exactCoverage() {
 	done, work := c.es.Coverage()
 	c.setCoverage(done, work)
 }
+
+// Hold keeps the index readable for a flat participant that a budgeted
+// search leaves running at its deadline (flat.Holder): a read lock of its
+// own, taken beside the caller's. TryRLock fails while a writer waits
+// (a nested RLock would then deadlock): the caller then waits for the
+// participant instead, as a writer would.
+func (c *queryCtx) Hold() bool { return c.x.mu.TryRLock() }
+
+// Left ends a participant left running (flat.Holder): a mapping fault it
+// hit is latched as the index's, as on the caller; any other panic has no
+// caller to reach, and its share was dropped from the answer already.
+// The last one returns c to the free list.
+func (c *queryCtx) Left(panicked any, last bool) {
+	x := c.x
+	if panicked != nil {
+		x.faults.latchFault(panicked)
+	}
+	x.mu.RUnlock()
+	if last {
+		c.free()
+	}
+}

@@ -57,6 +57,21 @@ func (f *faultLatch) latch(v any) error {
 	return f.failed()
 }
 
+// latchFault latches v if it is a fault of the mapping (latch), and
+// drops any other panic: for a worker whose caller has gone.
+func (f *faultLatch) latchFault(v any) {
+	switch mf := v.(type) {
+	case memoryFault:
+	case runtime.Error:
+		if !strings.Contains(mf.Error(), "invalid memory address") {
+			return
+		}
+	default:
+		return
+	}
+	f.latch(v)
+}
+
 // endGuard ends a guarded call that holds no lock of x when it faults:
 // defer x.endGuard(debug.SetPanicOnFault(true), &err).
 func (x *Index) endGuard(prev bool, err *error) {

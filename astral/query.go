@@ -15,6 +15,7 @@ import (
 
 // queryCtx is the scratch of one query (or batch) in flight.
 type queryCtx struct {
+	x      *Index // whose free list c returns to
 	s      *flat.Searcher
 	hs     *hnsw.Searcher
 	gqs    []float32 // a graph's laid-out queries, MaxBatch of them
@@ -53,14 +54,26 @@ func (x *Index) getCtx() *queryCtx {
 		return c
 	}
 	x.ctxMu.Unlock()
-	c := &queryCtx{s: flat.NewSearcher(x.rt.Threads() + 1), q: make([]float32, x.cfg.Dim)}
+	c := &queryCtx{x: x, s: flat.NewSearcher(x.rt.Threads() + 1), q: make([]float32, x.cfg.Dim)}
+	c.s.SetHolder(c)
 	if x.cfg.Kind == KindIVF {
 		c.is = ivf.NewSearcher(x.rt.Threads() + 1)
 	}
 	return c
 }
 
+// putCtx returns c to the free list, or leaves that to the last
+// participant its flat search left running (Hold).
 func (x *Index) putCtx(c *queryCtx) {
+	if !c.s.Release() {
+		return
+	}
+	c.free()
+}
+
+// free puts c, unused, back on its index's free list.
+func (c *queryCtx) free() {
+	x := c.x
 	c.budget = frameBudget{}
 	x.ctxMu.Lock()
 	x.ctxs = append(x.ctxs, c)

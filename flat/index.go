@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/mem"
@@ -61,6 +62,9 @@ type Index struct {
 	// lookup in the id table (SearchOwner).
 	owned map[uint64][]uint32
 	ownAt []uint32
+	// blockCost is, per plan, the last budgeted participant's estimate
+	// of one block's time in ns: the next participants' first guess.
+	blockCost [planOwner + 1]atomic.Int64
 }
 
 // New returns an empty index whose records the kernel k scores.

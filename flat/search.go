@@ -1,6 +1,7 @@
 package flat
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/astral-engine/astral/internal/match"
@@ -19,6 +20,7 @@ type part struct {
 	sel     []uint32  // slots of a chunk's records to score (filtered plans)
 	touched uint64    // keeps slotmap.Touch's reads
 	ran     bool      // a budgeted search: this participant ran (its top-k is this search's)
+	left    bool      // a budgeted search: the caller left this participant running (set on the caller)
 	done    int       // a budgeted search: records (or candidates) visited
 	_       [64]byte
 }
@@ -36,6 +38,58 @@ type Searcher struct {
 	start      time.Time
 	budget     time.Duration
 	done, work int
+	// holder, when set, lets a budgeted search leave a begun participant
+	// running at the deadline (Holder). holds is twice the participants
+	// left running, plus 1 until the caller's Release; left is how many
+	// the last search left (the caller's count).
+	holder Holder
+	holds  atomic.Int32
+	left   int
+}
+
+// A Holder keeps what a budgeted search reads (the index, under a read
+// lock of the caller's) for a participant that the search leaves running
+// at its deadline, so the caller returns by the deadline even when the
+// OS has taken a worker's thread away mid-share. The participant's
+// results are then dropped from the answer.
+type Holder interface {
+	// Hold takes one more hold on what the search reads, for a participant
+	// about to be left running; false: it cannot now, and the caller waits
+	// for the participant. It runs on the caller.
+	Hold() bool
+	// Left ends a hold Hold took, once its participant has ended, with the
+	// value of the participant's panic (nil if none). last: the caller has
+	// released the Searcher and this was the last participant using it,
+	// which is free again. It runs on the participant's worker and must
+	// not panic.
+	Left(panicked any, last bool)
+}
+
+// SetHolder lets the budgeted searches that follow leave participants
+// running at the deadline, held by h (nil: they wait for every begun
+// participant). Such a Searcher must be released (Release) after each
+// search.
+func (s *Searcher) SetHolder(h Holder) { s.holder = h }
+
+// Release ends the caller's use of s after a search. True: s is free
+// again. False: a participant the search left running still uses s, and
+// the last of them frees it (Holder.Left with last set); s must not be
+// used until then.
+func (s *Searcher) Release() bool {
+	if s.holds.Load() == 0 {
+		return true // released already, nothing left running
+	}
+	if s.holds.Add(-1) != 0 {
+		return false
+	}
+	s.dropJob()
+	return true
+}
+
+// dropJob drops the caller's filter, candidates and ranking from the job
+// once no participant reads them.
+func (s *Searcher) dropJob() {
+	s.job.f, s.job.cands, s.job.owned, s.job.rank = nil, nil, nil, nil
 }
 
 // SetRank makes the Searcher's next searches rank by r's combined score
@@ -199,6 +253,11 @@ func checkArgs(nq, k int, dst []score.Result, counts []int) {
 // run runs j on its participants and merges their top-k into dst and
 // counts.
 func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts []int) {
+	if s.holds.Load() > 1 {
+		panic("flat: Searcher reused while a participant left running still uses it")
+	}
+	s.holds.Store(1)
+	s.left = 0
 	j.rank = s.rank
 	s.job = j
 	s.work = len(x.ids)
@@ -218,15 +277,17 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 		}
 		s.done = s.work
 	}
-	s.job.f, s.job.cands, s.job.owned, s.job.rank = nil, nil, nil, nil // not retained
+	if s.left == 0 {
+		s.dropJob() // not retained; else dropped once the last participant ends
+	}
 	nq, k := j.nq, j.k
 	kk := min(k, len(x.ids))
 	for q := 0; q < nq; q++ {
 		m := &s.merged
 		m.Reset(kk)
 		for i := 0; i < s.job.nparts; i++ {
-			if j.budget > 0 && !s.parts[i].ran {
-				continue // not begun by the deadline: its top-k is stale
+			if j.budget > 0 && (s.parts[i].left || !s.parts[i].ran) {
+				continue // left running, or not begun by the deadline
 			}
 			for _, e := range s.parts[i].top[q].Entries() {
 				m.Push(e)
@@ -246,7 +307,7 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 func (x *Index) runBudgeted(s *Searcher, p *pool.Pool) {
 	j := &s.job
 	for i := range j.nparts {
-		s.parts[i].ran, s.parts[i].done = false, 0
+		s.parts[i].ran, s.parts[i].left, s.parts[i].done = false, false, 0
 	}
 	if j.nparts == 1 || !p.RunBy(j, j.nparts, j.start, j.budget) {
 		j.nparts = 1
@@ -254,10 +315,35 @@ func (x *Index) runBudgeted(s *Searcher, p *pool.Pool) {
 	}
 	s.done = 0
 	for i := range j.nparts {
-		if s.parts[i].ran {
-			s.done += s.parts[i].done
+		if pt := &s.parts[i]; !pt.left && pt.ran {
+			s.done += pt.done
 		}
 	}
+}
+
+// Leave lets participant i run on past the deadline, held by the
+// Searcher's Holder, if it has one (pool.Leaver).
+func (j *job) Leave(i int) bool {
+	s := j.s
+	if s.holder == nil || !s.holder.Hold() {
+		return false
+	}
+	s.holds.Add(2)
+	s.parts[i].left = true
+	s.left++
+	return true
+}
+
+// Left ends participant i, left running by the caller (pool.Leaver).
+// Past its drop of holds, s may be another search's.
+func (j *job) Left(_ int, panicked any) {
+	s := j.s
+	h := s.holder
+	last := s.holds.Add(-2) == 0
+	if last {
+		s.dropJob()
+	}
+	h.Left(panicked, last)
 }
 
 // RunPart runs participant i's share: a range of records, or of the
@@ -301,7 +387,9 @@ func (j *job) RunPart(i int) {
 
 // runBlocks is a budgeted participant's share, records [lo, hi) or its
 // shard of the candidates, in blocks of a chunk visited in interleaved
-// passes, with a clock read before each block.
+// passes. Before each block it reads the clock once and stops unless
+// the block, at the time the blocks before it took, and stopMargin still
+// fit in the budget, so it ends before the deadline, not one block past.
 func (j *job) runBlocks(pt *part, i, lo, hi int) {
 	var cands []uint64
 	var owned []uint32
@@ -313,12 +401,27 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 		owned = j.owned[len(j.owned)*i/j.nparts : len(j.owned)*(i+1)/j.nparts]
 		lo, hi = 0, len(owned)
 	}
+	cost := &j.x.blockCost[j.plan]
+	est := time.Duration(cost.Load())
 	nb := (hi - lo + chunk - 1) / chunk
 	stride := min(passes, nb)
+	var began time.Duration // when the block before began, since j.start
+	ran := 0
 	for pass := 0; pass < stride; pass++ {
 		for b := pass; b < nb; b += stride {
-			if time.Since(j.start) >= j.budget {
+			now := time.Since(j.start)
+			if ran > 0 {
+				est = nextBlockEstimate(est, now-began)
+			}
+			if now+est+stopMargin >= j.budget {
+				if ran > 0 {
+					cost.Store(int64(est))
+				}
 				return
+			}
+			began = now
+			if TestBlockHook != nil {
+				TestBlockHook(i)
 			}
 			blo := lo + b*chunk
 			bhi := min(blo+chunk, hi)
@@ -333,8 +436,34 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 				j.scoreSlots(pt, owned[blo:bhi])
 			}
 			pt.done += bhi - blo
+			ran++
 		}
 	}
+	if ran > 1 {
+		cost.Store(int64(est))
+	}
+}
+
+// TestBlockHook, when a test sets it, runs before each block a budgeted
+// participant scans, with the participant's number: a test holds a worker
+// there to play one the OS has descheduled mid-share. Nil outside tests.
+var TestBlockHook func(participant int)
+
+// stopMargin is the time a budgeted search keeps for what follows its
+// last block: waiting for the other participants, the merge, the result.
+const stopMargin = 3 * time.Microsecond
+
+// nextBlockEstimate folds the time the last block took into est, the
+// estimate of the next block's. A block the OS interrupted can take
+// many times the rest: one such sample at most doubles its weight's
+// share, so a single preemption does not end a scan early, while a
+// machine that has really slowed down moves the estimate within a few
+// blocks.
+func nextBlockEstimate(est, took time.Duration) time.Duration {
+	if est <= 0 {
+		return took
+	}
+	return (3*est + min(took, 2*est)) / 4
 }
 
 // scanAll offers every record in [lo, hi).

@@ -1,0 +1,148 @@
+package astral
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/astral-engine/astral/flat"
+	"github.com/stretchr/testify/require"
+)
+
+// straggler holds flat participant 0 (a worker's share with one worker)
+// before its first block of one budgeted search, as if the OS had
+// descheduled its thread mid-share, until release is closed.
+type straggler struct {
+	armed   atomic.Bool
+	began   chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func holdWorker(t *testing.T) *straggler {
+	s := &straggler{began: make(chan struct{}), release: make(chan struct{})}
+	s.armed.Store(true)
+	flat.TestBlockHook = func(participant int) {
+		if participant == 0 && s.armed.CompareAndSwap(true, false) {
+			close(s.began)
+			<-s.release
+		}
+	}
+	// A failing test must not leave the worker held: Close would wait.
+	t.Cleanup(func() { s.free(); flat.TestBlockHook = nil })
+	return s
+}
+
+func (s *straggler) free() { s.once.Do(func() { close(s.release) }) }
+
+// freeContexts is how many query contexts x's free list holds.
+func (x *Index) freeContexts() int {
+	x.ctxMu.Lock()
+	defer x.ctxMu.Unlock()
+	return len(x.ctxs)
+}
+
+// TestQueryWithinLeavesStragglerBehind: a worker held mid-share past the
+// deadline does not hold the caller: QueryWithin returns by the deadline
+// with a valid answer from the shares that finished (covered counts only
+// those). The straggler keeps the index readable (a writer waits for it)
+// and its query context out of use until it ends; meanwhile queries,
+// and then Add, Remove, Save and Close, work.
+func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
+	s := budgetData(KindFlat, 12)
+	x := s.index(t, newRuntime(t, 1))
+	q := randomVectors(rand.New(rand.NewPCG(12, 9)), 1, s.dim)
+	all, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK})
+	require.NoError(t, err)
+	want, _, err := x.QueryWith(nil, q, QueryOptions{K: 10})
+	require.NoError(t, err)
+	free := x.freeContexts()
+
+	h := holdWorker(t)
+	budget := 30 * time.Millisecond
+	start := time.Now()
+	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
+	took := time.Since(start)
+	require.NoError(t, err)
+	select {
+	case <-h.began:
+	default:
+		t.Fatal("the worker never began its share")
+	}
+	require.Less(t, took, budget+time.Second, "returned without waiting for the held worker")
+	requireValidSubset(t, all, got, []any{"straggler"})
+	require.False(t, cov.Complete)
+	n := x.Len()
+	require.LessOrEqual(t, cov.Covered, float64(n-n/2)/float64(n), "only the caller's share is counted")
+	require.Equal(t, free-1, x.freeContexts(), "the straggler's context is not reused")
+
+	// While it is held: queries run (on the caller alone, the pool busy).
+	again, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, want, again)
+	require.True(t, cov.Complete)
+	held := x.freeContexts()
+
+	// A writer waits for the straggler's read lock.
+	added := make(chan error, 1)
+	go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
+	select {
+	case err := <-added:
+		t.Fatalf("Add finished while the straggler read the index: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.free()
+	require.NoError(t, <-added)
+	require.Eventually(t, func() bool { return x.freeContexts() == held+1 }, 10*time.Second, time.Millisecond,
+		"the straggler returns its context")
+	require.NoError(t, x.Remove(1))
+	got, _, err = x.QueryWith(nil, q, QueryOptions{K: 10})
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	var buf bytes.Buffer
+	require.NoError(t, x.Save(&buf))
+	require.NoError(t, x.Close())
+}
+
+// TestQueryWithinWaitsForStragglerBeforeWriter: when a writer is already
+// waiting at the deadline, a straggler cannot take a read lock of its own
+// (it would deadlock behind the writer), so the caller waits for it as
+// before and merges what it did.
+func TestQueryWithinWaitsForStragglerBeforeWriter(t *testing.T) {
+	s := budgetData(KindFlat, 13)
+	x := s.index(t, newRuntime(t, 1))
+	q := randomVectors(rand.New(rand.NewPCG(13, 9)), 1, s.dim)
+	all, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK})
+	require.NoError(t, err)
+
+	h := holdWorker(t)
+	budget := 100 * time.Millisecond
+	added := make(chan error, 1)
+	var freedAt atomic.Int64
+	go func() {
+		<-h.began
+		go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
+		// Until the writer waits, a read lock can still be had.
+		for x.mu.TryRLock() {
+			x.mu.RUnlock()
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(budget + 20*time.Millisecond)
+		freedAt.Store(time.Now().UnixNano())
+		h.free()
+	}()
+	start := time.Now()
+	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
+	end := time.Now().UnixNano()
+	require.NoError(t, err)
+	require.Greater(t, time.Since(start), budget)
+	require.NotZero(t, freedAt.Load())
+	require.GreaterOrEqual(t, end, freedAt.Load(), "waited for the straggler")
+	requireValidSubset(t, all, got, []any{"waited"})
+	require.Greater(t, cov.Covered, 0.0)
+	require.NoError(t, <-added)
+	require.NoError(t, x.Close())
+}
