@@ -410,7 +410,10 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 	for pass := 0; pass < stride; pass++ {
 		for b := pass; b < nb; b += stride {
 			now := time.Since(j.start)
-			if ran > 0 {
+			switch {
+			case ran == 1:
+				est = firstBlockEstimate(est, now-began)
+			case ran > 1:
 				est = nextBlockEstimate(est, now-began)
 			}
 			if now+est+stopMargin >= j.budget {
@@ -453,12 +456,19 @@ var TestBlockHook func(participant int)
 // last block: waiting for the other participants, the merge, the result.
 const stopMargin = 3 * time.Microsecond
 
-// nextBlockEstimate folds the time the last block took into est, the
-// estimate of the next block's. A block the OS interrupted can take
-// many times the rest: one such sample at most doubles its weight's
-// share, so a single preemption does not end a scan early, while a
-// machine that has really slowed down moves the estimate within a few
-// blocks.
+// firstBlockEstimate is a participant's estimate after its first block:
+// the time that block took replaces the guess it began with, except that
+// a block the OS interrupted counts as at most twice the guess.
+func firstBlockEstimate(guess, took time.Duration) time.Duration {
+	if guess <= 0 {
+		return took
+	}
+	return min(took, 2*guess)
+}
+
+// nextBlockEstimate folds the time a later block took into est: a quarter
+// of the weight, and a block that took more than twice est (interrupted)
+// as twice it, so one preemption does not end a scan early.
 func nextBlockEstimate(est, took time.Duration) time.Duration {
 	if est <= 0 {
 		return took
