@@ -9,9 +9,9 @@ import (
 )
 
 // TestBudgetStopsBeforeABlockThatWouldNotFit: a participant starts a block
-// only if its estimate of one block still fits in the budget, so with an
-// estimate past the budget nothing is scanned, and with a budget past the
-// estimate the scan is whole and exact.
+// only if its estimate of one block still fits in the budget left, so
+// with less left than the estimate nothing is scanned; a budget that
+// cannot run out scans everything, exactly.
 func TestBudgetStopsBeforeABlockThatWouldNotFit(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	x, _ := newTestIndex(t, r, 3000, 64, 0)
@@ -20,9 +20,9 @@ func TestBudgetStopsBeforeABlockThatWouldNotFit(t *testing.T) {
 	for workers := 0; workers <= 1; workers++ {
 		p := newPool(t, workers)
 		s := NewSearcher(workers + 1)
-		x.blockCost[planAll].Store(int64(10 * time.Second))
-		s.SetBudget(time.Now(), time.Second)
-		require.Empty(t, search(x, s, p, 10, q)[0], "workers %d: a block of 10 s does not fit in 1 s", workers)
+		x.blockCost[planAll].Store(int64(200 * time.Millisecond))
+		s.SetBudget(time.Now().Add(-900*time.Millisecond), time.Second)
+		require.Empty(t, search(x, s, p, 10, q)[0], "workers %d: a block of 200 ms does not fit in the 100 ms left", workers)
 		done, work := s.Coverage()
 		require.Zero(t, done)
 		require.Equal(t, x.Len(), work)
@@ -30,8 +30,24 @@ func TestBudgetStopsBeforeABlockThatWouldNotFit(t *testing.T) {
 		require.Equal(t, want, search(x, s, p, 10, q)[0], "workers %d", workers)
 		done, _ = s.Coverage()
 		require.Equal(t, x.Len(), done)
-		require.Less(t, x.blockCost[planAll].Load(), int64(time.Second), "the measured block time replaces the guess")
 	}
+}
+
+// TestBudgetGuessTooHighIsMeasuredAgain: a block time carried over from
+// earlier searches that exceeds the whole budget (left by blocks the OS
+// interrupted) still lets a participant run its first block, whose time
+// then replaces it.
+func TestBudgetGuessTooHighIsMeasuredAgain(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	x, _ := newTestIndex(t, r, 3000, 64, 0)
+	q := randomQuery(r, 64)
+	s := NewSearcher(1)
+	x.blockCost[planAll].Store(int64(10 * time.Second))
+	s.SetBudget(time.Now(), time.Second)
+	require.NotEmpty(t, search(x, s, nil, 10, q)[0])
+	done, _ := s.Coverage()
+	require.Positive(t, done)
+	require.Less(t, x.blockCost[planAll].Load(), int64(time.Second), "the measured block time replaces the guess")
 }
 
 // TestBlockEstimates: the first block's time replaces the guess (at most

@@ -401,8 +401,11 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 		owned = j.owned[len(j.owned)*i/j.nparts : len(j.owned)*(i+1)/j.nparts]
 		lo, hi = 0, len(owned)
 	}
+	// The guess carried over counts for at most a quarter of the budget,
+	// so one left too high (blocks the OS interrupted) cannot stop every
+	// participant before its first block and so never be measured again.
 	cost := &j.x.blockCost[j.plan]
-	est := time.Duration(cost.Load())
+	est := min(time.Duration(cost.Load()), j.budget/4)
 	nb := (hi - lo + chunk - 1) / chunk
 	stride := min(passes, nb)
 	var began time.Duration // when the block before began, since j.start
