@@ -49,8 +49,8 @@ func (x *Index) freeContexts() int {
 // deadline does not hold the caller: QueryWithin returns by the deadline
 // with a valid answer from the shares that finished (covered counts only
 // those). The straggler keeps the index readable (a writer waits for it)
-// and its query context out of use until it ends; meanwhile queries,
-// and then Add, Remove, Save and Close, work.
+// and its query context out of use until it ends; meanwhile queries and
+// a save run, and then Add, Remove, Save and Close work.
 func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	s := budgetData(KindFlat, 12)
 	x := s.index(t, newRuntime(t, 1))
@@ -85,6 +85,15 @@ func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	require.Equal(t, want, again)
 	require.True(t, cov.Complete)
 	held := x.freeContexts()
+
+	// A save reads beside it.
+	var saved bytes.Buffer
+	require.NoError(t, x.Save(&saved))
+	y, err := LoadBytes(nil, saved.Bytes())
+	require.NoError(t, err)
+	got, _, err = y.QueryWith(nil, q, QueryOptions{K: 10})
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 
 	// A writer waits for the straggler's read lock.
 	added := make(chan error, 1)
