@@ -128,7 +128,7 @@ func TestQueryWithinWaitsForStragglerBeforeWriter(t *testing.T) {
 	require.NoError(t, err)
 
 	h := holdWorker(t)
-	budget := 100 * time.Millisecond
+	budget := 300 * time.Millisecond // for the writer to be waiting by then
 	added := make(chan error, 1)
 	var freedAt atomic.Int64
 	go func() {
