@@ -103,6 +103,12 @@ func (g *Graph) Attr(id uint64) (match.Attr, bool) {
 	return g.st.Load().attr(slot), true
 }
 
+// scope is slot's tags and owner, all a filter tests: two columns read,
+// not attr's four.
+func (st *storage) scope(slot uint32) match.Attr {
+	return match.Attr{Tags: atomic.LoadUint64(&st.tags[slot]), Owner: st.owners[slot]}
+}
+
 // attr is slot's attributes.
 func (st *storage) attr(slot uint32) match.Attr {
 	return match.Attr{Tags: atomic.LoadUint64(&st.tags[slot]), Owner: st.owners[slot],
@@ -198,7 +204,7 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 // passes f (its attributes, read only when testAttrs says f tests them);
 // the id lists, the dearest test, come last.
 func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, testAttrs bool, e score.Entry) {
-	if s.pass.Admits(e) && (!testAttrs || f.Attrs(st.attr(e.Slot))) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
+	if s.pass.Admits(e) && (!testAttrs || f.Attrs(st.scope(e.Slot))) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
 		s.pass.Push(e)
 	}
 }
@@ -447,7 +453,7 @@ func keepAttrs(st *storage, sel []uint32, f *match.Filter) int {
 	n := 0
 	for _, s := range sel {
 		sel[n] = s
-		if f.Attrs(st.attr(s)) {
+		if f.Attrs(st.scope(s)) {
 			n++
 		}
 	}

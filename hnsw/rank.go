@@ -190,7 +190,7 @@ func (p *rankPass) offer(slot uint32) {
 	if p.r.Ceiling(p.floor, t, imp) < p.thr || s.visited[slot] == s.epoch {
 		return
 	}
-	if p.testAttrs && !p.f.Attrs(p.st.attr(slot)) {
+	if p.testAttrs && !p.f.Attrs(p.st.scope(slot)) {
 		return
 	}
 	s.visited[slot] = s.epoch
