@@ -126,7 +126,7 @@ func smallIVF(t testing.TB, opts ...Option) *Index {
 // TestVersion5FileLoads: files written by main before the IVF format
 // (version 6) load every way, as they were, and save as version 6.
 func TestVersion5FileLoads(t *testing.T) {
-	for _, kind := range rankedKinds {
+	for _, kind := range oldFileKinds {
 		file, err := os.ReadFile("testdata/v5-" + kind.String() + ".astral")
 		require.NoError(t, err)
 		require.EqualValues(t, 5, binary.LittleEndian.Uint32(file[8:]))

@@ -22,15 +22,6 @@ type ivfStructure struct {
 	nprobe  *atomic.Int32 // the Index's: SetNProbe changes it beside queries
 	trainAt int
 	mk      func() (*ivf.Index, error)
-	// ranks holds the records' times and importances after training, only
-	// those not zero: package ivf has no columns for them yet, and ranked
-	// queries are refused (ErrUnsupported) until it does.
-	ranks map[uint64]rankAttr
-}
-
-type rankAttr struct {
-	time int64
-	imp  float32
 }
 
 func (x *Index) newIVF() *ivfStructure {
@@ -93,25 +84,8 @@ func (s *ivfStructure) insert(b *batch, p *pool.Pool) error {
 		if err := s.ix.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i], a); err != nil {
 			return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
 		}
-		s.setRank(id, rankAttr{a.Time, a.Importance})
 	}
 	return nil
-}
-
-// setRank keeps id's time and importance, dropping zeros.
-func (s *ivfStructure) setRank(id uint64, a rankAttr) {
-	if a == (rankAttr{}) {
-		delete(s.ranks, id)
-		return
-	}
-	s.ranks[id] = a
-}
-
-// withRank is a with id's time and importance.
-func (s *ivfStructure) withRank(id uint64, a match.Attr) match.Attr {
-	r := s.ranks[id]
-	a.Time, a.Importance = r.time, r.imp
-	return a
 }
 
 func (s *ivfStructure) setTime(id uint64, t int64) {
@@ -119,9 +93,7 @@ func (s *ivfStructure) setTime(id uint64, t int64) {
 		s.buf.SetTime(id, t)
 		return
 	}
-	r := s.ranks[id]
-	r.time = t
-	s.setRank(id, r)
+	s.ix.SetTime(id, t)
 }
 
 func (s *ivfStructure) setImportance(id uint64, v float32) {
@@ -129,15 +101,24 @@ func (s *ivfStructure) setImportance(id uint64, v float32) {
 		s.buf.SetImportance(id, v)
 		return
 	}
-	r := s.ranks[id]
-	r.imp = v
-	s.setRank(id, r)
+	s.ix.SetImportance(id, v)
 }
 
-// searchRanked is unreachable: checkRank refuses ranked queries on an IVF
-// index. It answers by similarity, as a ranking of relevance alone would.
+// searchRanked runs the plain or filtered search by combined score: exact
+// within the probed partitions, then the unprobed records that recency or
+// importance can lift in (ivf/rank.go); the direct plan is exact.
 func (s *ivfStructure) searchRanked(c *queryCtx, p *pool.Pool, qs []float32, m, k int, sp scopedPlan, f *match.Filter, out []Result, counts []int) {
-	s.searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+	if s.ix == nil {
+		flatStructure{s.buf}.searchRanked(c, p, qs, m, k, sp, f, out, counts)
+		return
+	}
+	c.is.SetRank(&c.scorer)
+	if c.f.Active() { // f is the plan's: a direct plan's may test nothing
+		s.searchFiltered(c, p, qs, m, k, sp, f, out, counts)
+	} else {
+		s.search(c, p, qs, m, k, 0, out, counts)
+	}
+	c.is.SetRank(nil)
 }
 
 // train builds the partitions from the buffered records, the same for a
@@ -154,16 +135,13 @@ func (s *ivfStructure) train(p *pool.Pool) {
 	if err := ivf.Build(ix, recs, ids, adj, scales, tags, owners, p); err != nil {
 		return
 	}
-	s.ranks = map[uint64]rankAttr{}
 	for i, id := range ids {
-		var a rankAttr
-		if parts.Times != nil {
-			a.time = parts.Times[i]
+		if i < len(parts.Times) && parts.Times[i] != 0 {
+			ix.SetTime(id, parts.Times[i])
 		}
-		if parts.Imps != nil {
-			a.imp = parts.Imps[i]
+		if i < len(parts.Imps) && parts.Imps[i] != 0 {
+			ix.SetImportance(id, parts.Imps[i])
 		}
-		s.setRank(id, a)
 	}
 	s.ix, s.buf = ix, nil
 }
@@ -176,7 +154,6 @@ func (s *ivfStructure) remove(ids []uint64) error {
 		if err := s.ix.Remove(id); err != nil {
 			return errorf(ErrNotFound, "%v", err) // unreachable: the engine checked the ids
 		}
-		delete(s.ranks, id)
 	}
 	return nil
 }
@@ -214,7 +191,9 @@ func (s *ivfStructure) search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef 
 		s.flat().search(c, p, qs, m, k, ef, out, counts)
 		return
 	}
+	c.is.SetBudget(c.budget.start, c.budget.d)
 	s.ix.Search(c.is, p, m, k, int(s.nprobe.Load()), out, counts)
+	c.ivfCoverage()
 }
 
 // searchFiltered scores the candidates directly (PlanDirect, exact) or
@@ -227,11 +206,22 @@ func (s *ivfStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m
 		s.flat().searchFiltered(c, p, qs, m, k, sp, f, out, counts)
 		return
 	}
+	c.is.SetBudget(c.budget.start, c.budget.d)
 	if sp.plan == PlanDirect {
 		s.ix.SearchIDs(c.is, p, m, k, sp.cands, f, out, counts)
+	} else {
+		s.ix.SearchFiltered(c.is, p, m, k, s.probes(sp.share), f, out, counts)
+	}
+	c.ivfCoverage()
+}
+
+// ivfCoverage records what the IVF search just run with c.is covered.
+func (c *queryCtx) ivfCoverage() {
+	if c.budget.d == 0 {
 		return
 	}
-	s.ix.SearchFiltered(c.is, p, m, k, s.probes(sp.share), f, out, counts)
+	done, work := c.is.Coverage()
+	c.setCoverage(done, work)
 }
 
 // probes is nprobe widened for a filter passing share of the records.
@@ -249,8 +239,7 @@ func (s *ivfStructure) attr(id uint64) (match.Attr, bool) {
 	if s.ix == nil {
 		return s.buf.Attr(id)
 	}
-	a, ok := s.ix.Attr(id)
-	return s.withRank(id, a), ok
+	return s.ix.Attr(id)
 }
 
 func (s *ivfStructure) setTags(id, tags uint64) {
@@ -266,7 +255,7 @@ func (s *ivfStructure) eachAttr(fn func(id uint64, a match.Attr)) {
 		s.flat().eachAttr(fn)
 		return
 	}
-	s.ix.Each(func(id uint64, a match.Attr) { fn(id, s.withRank(id, a)) })
+	s.ix.Each(fn)
 }
 
 // entry reads the partition in place: writers hold mu exclusively.

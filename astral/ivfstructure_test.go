@@ -1,11 +1,9 @@
 package astral
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -182,10 +180,11 @@ func TestIVFPartialProbe(t *testing.T) {
 	require.ErrorIs(t, p.flat.SetNProbe(1), ErrInvalidArgument)
 }
 
-// TestIVFRankingRefusedAttributesKept: a ranked query on an IVF index
-// fails with ErrUnsupported, never a silent answer by similarity alone;
-// times and importances survive training, Touch and SetImportance.
-func TestIVFRankingRefusedAttributesKept(t *testing.T) {
+// TestIVFRankingAttributesKept: times and importances survive training,
+// Touch, SetImportance, Remove and a re-add, and ranked queries see them
+// before and after training exactly as a flat index does (every partition
+// probed).
+func TestIVFRankingAttributesKept(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 6))
 	dim, n := 16, 600
 	vecs := randomVectors(r, n, dim)
@@ -194,42 +193,49 @@ func TestIVFRankingRefusedAttributesKept(t *testing.T) {
 	for i := range attrs {
 		attrs[i] = Attributes{Time: int64(i % 3), Importance: float32(i%4) / 4}
 	}
-	x, err := NewIndex(nil, WithDim(dim), WithKind(KindIVF), WithIVF(8, 2), withIVFTrainAt(n/2))
-	require.NoError(t, err)
+	p := newIVFPair(t, 1, WithDim(dim), WithIVF(8, 8), withIVFTrainAt(n/2))
 	q := vecs[:dim]
+	ranks := []Rank{{Relevance: 1, Importance: 1}, {Relevance: 1, Recency: 1, Decay: 0.5, Now: 2}}
+	same := func(what string) {
+		t.Helper()
+		for _, rk := range ranks {
+			o := QueryOptions{K: 7, Rank: rk}
+			want, _, err := p.flat.QueryWith(nil, q, o)
+			require.NoError(t, err)
+			got, _, err := p.ivf.QueryWith(nil, q, o)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s %+v", what, rk)
+		}
+	}
 	for half := range 2 {
 		lo, hi := half*n/2, (half+1)*n/2
-		require.NoError(t, x.AddWith(ids[lo:hi], vecs[lo*dim:hi*dim], attrs[lo:hi]))
-		_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Importance: 1}})
-		require.ErrorIs(t, err, errors.ErrUnsupported)
-		require.ErrorContains(t, err, "ranking is not available for IVF indexes yet")
-		_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1, Recency: 1, Decay: 0.5}})
-		require.ErrorIs(t, err, errors.ErrUnsupported)
+		p.add(t, ids[lo:hi], vecs[lo*dim:hi*dim], attrs[lo:hi])
+		same(fmt.Sprintf("half %d", half))
 	}
+	x := p.ivf
 	_, trained := x.IVFStats()
 	require.True(t, trained)
-	_, _, err = x.QueryWith(nil, q, QueryOptions{K: 5, Rank: Rank{Relevance: 1}})
-	require.NoError(t, err, "relevance alone is the plain search")
-	_, _, err = x.QueryWithin(nil, q, QueryOptions{K: 5}, time.Millisecond)
-	require.ErrorIs(t, err, errors.ErrUnsupported, "frame budgets")
-	require.ErrorContains(t, err, "frame budgets are not available for IVF indexes yet")
 	for _, i := range []int{0, 5, n/2 + 7, n - 1} {
 		a, err := x.Attributes(ids[i])
 		require.NoError(t, err)
 		require.Equal(t, attrs[i].Time, a.Time, "record %d", i)
 		require.Equal(t, attrs[i].Importance, a.Importance, "record %d", i)
 	}
-	require.NoError(t, x.Touch(ids[1:3], 99))
-	require.NoError(t, x.SetImportance(ids[2:4], 0.5))
+	for _, y := range []*Index{p.ivf, p.flat} {
+		require.NoError(t, y.Touch(ids[1:3], 99))
+		require.NoError(t, y.SetImportance(ids[2:4], 0.5))
+	}
+	same("after Touch and SetImportance")
 	a, err := x.Attributes(ids[2])
 	require.NoError(t, err)
 	require.Equal(t, int64(99), a.Time)
 	require.Equal(t, float32(0.5), a.Importance)
-	require.NoError(t, x.Remove(ids[2]))
-	require.NoError(t, x.AddWith(ids[2:3], vecs[2*dim:3*dim], nil))
+	p.remove(t, ids[2])
+	p.add(t, ids[2:3], vecs[2*dim:3*dim], nil)
 	a, err = x.Attributes(ids[2])
 	require.NoError(t, err)
 	require.Zero(t, a.Time, "a re-added record starts with no time")
+	same("after a remove and a re-add")
 }
 
 // TestIVFConcurrentTrainingAndClear: queries run beside adds that cross the

@@ -222,19 +222,14 @@ func (x *Index) saveIVF(s *ivfStructure, open func(int64) (io.Writer, error)) (i
 	h.Count, h.Slots = uint64(s.ix.Len()), uint64(slots)
 	h.UpperWords, h.Entry = uint64(nl), uint64(int64(ps.SplitAt))
 	ids, tags, owners := make([]uint64, 0, slots), make([]uint64, 0, slots), make([]uint64, 0, slots)
-	times, imps := make([]int64, slots), make([]float32, slots)
+	times, imps := make([]int64, 0, slots), make([]float32, 0, slots)
 	var adj, scales []float32
 	var dead []uint32
 	for _, p := range ps.Partitions {
-		d := p.Tombstones
-		for i, id := range p.IDs {
-			if len(d) > 0 && d[0] == uint32(i) {
-				d = d[1:] // a deleted slot's id may be live elsewhere
-				continue
-			}
-			if r, ok := s.ranks[id]; ok {
-				times[len(ids)+i], imps[len(ids)+i] = r.time, r.imp
-			}
+		at := len(times)
+		times, imps = append(times, p.Times...), append(imps, p.Imps...)
+		for _, d := range p.Tombstones {
+			times[at+int(d)], imps[at+int(d)] = 0, 0 // as before the columns: a dead slot's are 0
 		}
 		ids = append(ids, p.IDs...)
 		tags, owners = append(tags, p.Tags...), append(owners, p.Owners...)
@@ -583,6 +578,9 @@ func (x *Index) assembleIVF(h *file.Header, sec func(file.Kind) []byte, tags, ow
 		if tags != nil {
 			pp.Tags, pp.Owners = tags[at:at+n], owners[at:at+n]
 		}
+		if times != nil {
+			pp.Times, pp.Imps = times[at:at+n], imps[at:at+n]
+		}
 		ps.Partitions[i] = pp
 		at, deadAt = at+n, deadAt+nd
 	}
@@ -598,21 +596,7 @@ func (x *Index) assembleIVF(h *file.Header, sec func(file.Kind) []byte, tags, ow
 	if err := ivf.FromParts(ix, ps); err != nil {
 		return errorf(ErrCorrupt, "%v", err)
 	}
-	s.ix, s.buf, s.ranks = ix, nil, map[uint64]rankAttr{}
-	if times != nil {
-		var slot uint64
-		for _, pp := range ps.Partitions {
-			d := pp.Tombstones
-			for i, id := range pp.IDs {
-				if len(d) > 0 && d[0] == uint32(i) {
-					d = d[1:]
-				} else {
-					s.setRank(id, rankAttr{times[slot], imps[slot]})
-				}
-				slot++
-			}
-		}
-	}
+	s.ix, s.buf = ix, nil
 	x.live = s
 	return nil
 }

@@ -1,8 +1,6 @@
 package astral
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/astral-engine/astral/flat"
@@ -123,11 +121,6 @@ func (x *Index) queryWithin(dst []Result, q []float32, o *QueryOptions, b frameB
 	if err := x.checkMagnitude(q, "query"); err != nil {
 		return dst[:0], Coverage{}, err
 	}
-	if b.d > 0 && x.cfg.Kind == KindIVF {
-		// Partitions do not check a deadline yet: refused rather than
-		// overrun silently.
-		return dst[:0], Coverage{}, fmt.Errorf("astral: frame budgets are not available for IVF indexes yet: %w", errors.ErrUnsupported)
-	}
 	if cap(dst) < k {
 		dst = make([]Result, k)
 	}
@@ -211,9 +204,6 @@ func (x *Index) checkRank(r *Rank) error {
 	}
 	if (r.Recency != 0 || r.Importance != 0) && x.cfg.Metric == L2 {
 		return errorf(ErrInvalidArgument, "ranking needs a similarity that grows with closeness: cosine or dot, not l2")
-	}
-	if (r.Recency != 0 || r.Importance != 0) && x.cfg.Kind == KindIVF {
-		return fmt.Errorf("astral: ranking is not available for IVF indexes yet: %w", errors.ErrUnsupported)
 	}
 	return nil
 }

@@ -387,7 +387,7 @@ func TestRankedRoundTrip(t *testing.T) {
 // attributes and tag names) load every way with time and importance 0,
 // rank by similarity alone, and save as version 5.
 func TestVersion4FileLoads(t *testing.T) {
-	for _, kind := range rankedKinds {
+	for _, kind := range oldFileKinds {
 		file, err := os.ReadFile("testdata/v4-" + kind.String() + ".astral")
 		require.NoError(t, err)
 		require.EqualValues(t, 4, binary.LittleEndian.Uint32(file[8:]))
@@ -542,5 +542,9 @@ func TestRankedAutoBeforeAndAfterSwitch(t *testing.T) {
 	require.GreaterOrEqual(t, overlap(walk, after), 8)
 }
 
-// rankedKinds are the kinds that rank (IVF refuses ranked queries).
-var rankedKinds = []Kind{KindFlat, KindHNSW}
+// rankedKinds are the kinds that rank. scoped.index makes an IVF index
+// that probes every partition, so its ranked answers are exact.
+var rankedKinds = []Kind{KindFlat, KindHNSW, KindIVF}
+
+// oldFileKinds are the kinds of the files in testdata from before IVF.
+var oldFileKinds = []Kind{KindFlat, KindHNSW}

@@ -158,8 +158,7 @@ func (x *Index) Attr(id uint64) (match.Attr, bool) {
 	if !ok {
 		return match.Attr{}, false
 	}
-	pt := x.parts[p]
-	return match.Attr{Tags: pt.tags[s], Owner: pt.owners[s]}, true
+	return attrOf(x.parts[p], s), true
 }
 
 // Entry returns a stored record (aliasing the index's memory), its adjust

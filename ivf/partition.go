@@ -2,6 +2,7 @@ package ivf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/mem"
@@ -19,13 +20,20 @@ type partition struct {
 	ids    []uint64
 	tags   []uint64
 	owners []uint64
-	// Per-record columns flat adds (times, importance) go here, one per
-	// slot, moved with the others by put, compact and split.
-	bias  []float32 // nil for AdjustNone
-	scale []float32 // nil unless AdjustScaleSubtract
-	dead  []uint64  // tombstone bits by slot; nil or all zero when ndead == 0
-	ndead int
-	dirty bool // changed since MarkClean
+	// times and imps are the ranking columns (rank.go), one per slot,
+	// moved with the others by put, compact and split.
+	times []int64
+	imps  []float32
+	// newest and most bound every slot's time and importance (tombstones
+	// included): raised by each write, made exact again by keep and at
+	// load. A ranked query skips the partitions they rule out.
+	newest int64
+	most   float32
+	bias   []float32 // nil for AdjustNone
+	scale  []float32 // nil unless AdjustScaleSubtract
+	dead   []uint64  // tombstone bits by slot; nil or all zero when ndead == 0
+	ndead  int
+	dirty  bool // changed since MarkClean
 	// noSplitBelow: a split found the records alike; retry past this size.
 	noSplitBelow int
 	// borrowed: the slices alias parts given to FromParts (perhaps a
@@ -41,7 +49,7 @@ const (
 )
 
 func (x *Index) newPartition(capacity int) *partition {
-	p := &partition{dirty: true}
+	p := &partition{dirty: true, newest: math.MinInt64, most: float32(math.Inf(-1))}
 	p.grow(x, capacity)
 	if x.adjust != score.AdjustNone && p.bias == nil {
 		p.bias = []float32{}
@@ -62,7 +70,7 @@ func (p *partition) record(s, stride int) []byte { return p.slab[s*stride : (s+1
 func (p *partition) isDead(s int) bool { return p.ndead > 0 && p.dead[s>>6]&(1<<(s&63)) != 0 }
 
 func (p *partition) bytes() int64 {
-	return int64(len(p.slab)) + int64(cap(p.ids)+cap(p.tags)+cap(p.owners)+cap(p.dead))*8 + int64(cap(p.bias)+cap(p.scale))*4
+	return int64(len(p.slab)) + int64(cap(p.ids)+cap(p.tags)+cap(p.owners)+cap(p.dead)+cap(p.times))*8 + int64(cap(p.bias)+cap(p.scale)+cap(p.imps))*4
 }
 
 // grow makes room for n more slots, copying into memory of the index's own.
@@ -83,6 +91,8 @@ func (p *partition) grow(x *Index, n int) {
 	p.ids = regrow(p.ids, capacity)
 	p.tags = regrow(p.tags, capacity)
 	p.owners = regrow(p.owners, capacity)
+	p.times = regrow(p.times, capacity)
+	p.imps = regrow(p.imps, capacity)
 	if p.bias != nil {
 		p.bias = regrow(p.bias, capacity)
 	}
@@ -110,6 +120,9 @@ func (p *partition) put(x *Index, id uint64, rec []byte, bias, scale float32, a 
 	p.ids = append(p.ids, id)
 	p.tags = append(p.tags, a.Tags)
 	p.owners = append(p.owners, a.Owner)
+	p.times = append(p.times, a.Time)
+	p.imps = append(p.imps, a.Importance)
+	p.newest, p.most = max(p.newest, a.Time), max(p.most, a.Importance)
 	if p.bias != nil {
 		p.bias = append(p.bias, bias)
 	}
@@ -237,6 +250,7 @@ func (x *Index) keep(pi int, keep func(s int) bool) {
 		if j != s {
 			copy(p.slab[j*st:(j+1)*st], p.slab[s*st:(s+1)*st])
 			p.ids[j], p.tags[j], p.owners[j] = p.ids[s], p.tags[s], p.owners[s]
+			p.times[j], p.imps[j] = p.times[s], p.imps[s]
 			if p.bias != nil {
 				p.bias[j] = p.bias[s]
 			}
@@ -250,6 +264,8 @@ func (x *Index) keep(pi int, keep func(s int) bool) {
 	clear(p.slab[j*st : len(p.ids)*st])
 	x.dead -= p.ndead
 	p.ids, p.tags, p.owners = p.ids[:j], p.tags[:j], p.owners[:j]
+	p.times, p.imps = p.times[:j], p.imps[:j]
+	p.bound()
 	if p.bias != nil {
 		p.bias = p.bias[:j]
 	}

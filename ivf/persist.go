@@ -23,6 +23,9 @@ type PartitionParts struct {
 	Tags       []uint64
 	Owners     []uint64
 	Tombstones []uint32
+	// Times and Imps are the ranking columns (nil: all zero).
+	Times []int64
+	Imps  []float32
 	// Dirty: the partition changed since MarkClean (FromParts ignores it).
 	Dirty bool
 }
@@ -52,7 +55,7 @@ func (x *Index) Parts() Parts {
 	for i, p := range x.parts {
 		n := p.slots()
 		pp := PartitionParts{Records: p.slab[:n*x.stride], IDs: p.ids, Adjust: p.bias, Scales: p.scale,
-			Tags: p.tags, Owners: p.owners, Dirty: p.dirty}
+			Tags: p.tags, Owners: p.owners, Times: p.times, Imps: p.imps, Dirty: p.dirty}
 		if p.ndead > 0 {
 			pp.Tombstones = make([]uint32, 0, p.ndead)
 			for s := 0; s < n; s++ {
@@ -165,6 +168,9 @@ func (x *Index) partitionFrom(pp *PartitionParts) (*partition, error) {
 	p.slab = pp.Records[:len(pp.Records):len(pp.Records)]
 	p.ids = pp.IDs[:n:n]
 	p.tags, p.owners = column(pp.Tags, n), column(pp.Owners, n)
+	if err := p.borrowRanks(pp.Times, pp.Imps, n); err != nil {
+		return nil, err
+	}
 	if x.adjust != score.AdjustNone {
 		p.bias = pp.Adjust[:n:n]
 		if p.bias == nil {

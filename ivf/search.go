@@ -1,11 +1,14 @@
 package ivf
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/astral-engine/astral/kernel"
 )
@@ -17,16 +20,26 @@ import (
 // caller merges them in task order, so which participant ran a task never
 // shows in the results.
 
-// task is one partition to scan for the queries pairs[first:first+n].
+// task is one partition to scan for the queries pairs[first:first+n];
+// work is its slots (candidates for SearchIDs), done says it ran (a
+// budgeted search may stop before).
 type task struct {
 	part     int32
 	first, n int32
+	work     int
+	done     bool
 }
 
-// pair is one query's top-k within one task.
+// pair is one query's top-k within one task. A ranked search's first
+// phase also keeps the best similarities (sims); its second phase offers
+// only records that score at least floor, and gathers only those whose
+// ceiling with similarity simCap reaches floor (rank.go).
 type pair struct {
-	q   int
-	top score.TopK
+	q      int
+	top    score.TopK
+	sims   score.TopK
+	floor  float32
+	simCap float32
 }
 
 // part is one participant's scratch, padded so two participants never
@@ -58,6 +71,18 @@ type Searcher struct {
 	parts   []part
 	merged  [MaxBatch]score.TopK
 	job     job
+
+	// Ranking (nil: by similarity) and the second phase's scratch.
+	rank     *rank.Scorer
+	simMerge [MaxBatch]score.TopK
+	rest     [MaxBatch][]int32 // each query's unprobed partitions to read
+	floors   [MaxBatch]float32
+	simCaps  [MaxBatch]float32
+	probed   []bool
+	// The next searches' budget (0: none) and what the last one did.
+	start      time.Time
+	budget     time.Duration
+	done, work int
 }
 
 // job is the pool task of one search; it lives in the Searcher so Run
@@ -71,6 +96,10 @@ type job struct {
 	plan   plan
 	f      *match.Filter
 	cands  []uint64
+	rank   *rank.Scorer
+	sims   bool // the first phase of a ranked search that has a second
+	rest   bool // the second phase (rank.go)
+	budget bool // tasks past the first stop at the Searcher's deadline
 	_      [64]byte
 	next   atomic.Int64
 	_      [56]byte
@@ -148,51 +177,51 @@ func checkArgs(nq, k int, dst []score.Result, counts []int) {
 	}
 }
 
-// run plans the tasks, runs them on the participants and merges.
+// run plans the tasks, runs them on the participants and merges; a
+// ranked search may then read a second set of tasks (rank.go).
 func (x *Index) run(s *Searcher, p *pool.Pool, nq, k, nprobe int, pl plan, f *match.Filter, cands []uint64, dst []score.Result, counts []int) {
 	checkArgs(nq, k, dst, counts)
 	if len(s.raw) < nq*x.dim {
 		panic("ivf: Search before QueryBuffer")
 	}
+	s.done, s.work = 0, 0
 	if x.cents == nil || x.live == 0 {
 		for q := 0; q < nq; q++ {
 			counts[q] = 0
 		}
 		return
 	}
+	if f == nil {
+		f = &matchAll
+	}
 	x.layout(s, nq)
 	var work int
 	if pl == planIDs {
 		work = s.planIDs(nq, len(cands)) * x.stride
 	} else {
-		work = x.planProbes(s, nq, max(1, nprobe))
+		nprobe = min(max(1, nprobe), len(x.parts))
+		work = x.planProbes(s, nq, nprobe)
 	}
-	s.job.x, s.job.s, s.job.k, s.job.plan, s.job.f, s.job.cands = x, s, k, pl, f, cands
-	s.job.ntasks = len(s.tasks)
-	s.job.next.Store(0)
-	nparts := 1
-	if p != nil {
-		nparts = min(p.Workers()+1, len(s.parts), len(s.tasks), max(1, work/minTaskBytes))
-	}
-	if nparts > 1 {
-		p.Run(&s.job, nparts)
-	} else {
-		s.job.RunPart(0)
-	}
-	s.job.f, s.job.cands = nil, nil // not retained
+	j := &s.job
+	j.x, j.s, j.k, j.plan, j.f, j.cands = x, s, k, pl, f, cands
+	j.rank, j.rest, j.budget = s.rank, false, s.budget > 0
+	j.sims = s.rank != nil && pl != planIDs && nprobe < len(x.parts)
+	complete := x.runTasks(s, p, work)
 	for q := 0; q < nq; q++ {
 		s.merged[q].Reset(k)
-	}
-	for i := range s.tasks {
-		t := &s.tasks[i]
-		for j := t.first; j < t.first+t.n; j++ {
-			pr := &s.pairs[j]
-			m := &s.merged[pr.q]
-			for _, e := range pr.top.Entries() {
-				m.Push(e)
-			}
+		if j.sims {
+			s.simMerge[q].Reset(k)
 		}
 	}
+	x.merge(s)
+	if j.sims && complete {
+		if work := x.planRest(s, nq); len(s.tasks) > 0 {
+			j.sims, j.rest = false, true
+			x.runTasks(s, p, work)
+			x.merge(s)
+		}
+	}
+	j.f, j.cands, j.rank = nil, nil, nil // not retained
 	for q := 0; q < nq; q++ {
 		out := dst[q*k : q*k+k]
 		sorted := s.merged[q].Sorted()
@@ -200,6 +229,66 @@ func (x *Index) run(s *Searcher, p *pool.Pool, nq, k, nprobe int, pl plan, f *ma
 			out[i] = e.Result()
 		}
 		counts[q] = len(sorted)
+	}
+}
+
+// runTasks runs s.tasks on the participants, or until the Searcher's
+// deadline, and reports whether every task ran.
+func (x *Index) runTasks(s *Searcher, p *pool.Pool, work int) bool {
+	j := &s.job
+	j.ntasks = len(s.tasks)
+	j.next.Store(0)
+	for i := range s.tasks {
+		s.tasks[i].done = false
+		s.work += s.tasks[i].work
+	}
+	nparts := 1
+	if p != nil {
+		nparts = min(p.Workers()+1, len(s.parts), len(s.tasks), max(1, work/minTaskBytes))
+	}
+	switch {
+	case nparts <= 1:
+		j.RunPart(0)
+	case j.budget:
+		// Parts no worker began by the deadline never run; begun ones
+		// stop at their next task. A busy pool leaves it to the caller.
+		if !p.RunBy(j, nparts, s.start, s.budget) {
+			j.RunPart(0)
+		}
+	default:
+		p.Run(j, nparts)
+	}
+	complete := true
+	for i := range s.tasks {
+		if s.tasks[i].done {
+			s.done += s.tasks[i].work
+		} else {
+			complete = false
+		}
+	}
+	return complete
+}
+
+// merge pushes the top-k of every task that ran into the queries' merged
+// top-k (and the first phase's similarities into simMerge), in task order.
+func (x *Index) merge(s *Searcher) {
+	for i := range s.tasks {
+		t := &s.tasks[i]
+		if !t.done {
+			continue
+		}
+		for j := t.first; j < t.first+t.n; j++ {
+			pr := &s.pairs[j]
+			m := &s.merged[pr.q]
+			for _, e := range pr.top.Entries() {
+				m.Push(e)
+			}
+			if s.job.sims {
+				for _, e := range pr.sims.Entries() {
+					s.simMerge[pr.q].Push(e)
+				}
+			}
+		}
 	}
 }
 
@@ -253,14 +342,28 @@ func (x *Index) planProbes(s *Searcher, nq, nprobe int) int {
 			s.probes[q][i] = int32(e.Slot)
 		}
 	}
+	return x.makeTasks(s, nq, &s.probes)
+}
+
+// makeTasks makes the tasks of the queries' partition lists: for one
+// query, its list in order; for a batch, every partition some query lists,
+// ascending, with the queries (ascending) that list it. It returns the
+// bytes of records the tasks read.
+func (x *Index) makeTasks(s *Searcher, nq int, lists *[MaxBatch][]int32) int {
+	nl := len(x.parts)
+	npairs := 0
+	for q := 0; q < nq; q++ {
+		npairs += len(lists[q])
+	}
 	s.tasks = s.tasks[:0]
-	s.pairs = growPairs(s.pairs, nq*nprobe)
+	s.pairs = growPairs(s.pairs, npairs)
 	work := 0
 	if nq == 1 {
-		for i, pi := range s.probes[0] {
-			s.tasks = append(s.tasks, task{part: pi, first: int32(i), n: 1})
+		for i, pi := range lists[0] {
+			n := x.parts[pi].slots()
+			s.tasks = append(s.tasks, task{part: pi, first: int32(i), n: 1, work: n})
 			s.pairs[i].q = 0
-			work += x.parts[pi].slots()
+			work += n
 		}
 		return work * x.stride
 	}
@@ -274,11 +377,12 @@ func (x *Index) planProbes(s *Searcher, nq, nprobe int) int {
 		s.epoch = 1
 	}
 	for q := 0; q < nq; q++ {
-		for _, pi := range s.probes[q] {
+		for _, pi := range lists[q] {
 			if s.stamp[pi] != s.epoch {
 				s.stamp[pi] = s.epoch
-				s.tasks = append(s.tasks, task{part: pi})
-				work += x.parts[pi].slots()
+				n := x.parts[pi].slots()
+				s.tasks = append(s.tasks, task{part: pi, work: n})
+				work += n
 			}
 		}
 	}
@@ -288,7 +392,7 @@ func (x *Index) planProbes(s *Searcher, nq, nprobe int) int {
 	}
 	// Count each task's queries, then place them.
 	for q := 0; q < nq; q++ {
-		for _, pi := range s.probes[q] {
+		for _, pi := range lists[q] {
 			s.tasks[s.taskOf[pi]].n++
 		}
 	}
@@ -299,7 +403,7 @@ func (x *Index) planProbes(s *Searcher, nq, nprobe int) int {
 		s.tasks[i].n = 0
 	}
 	for q := 0; q < nq; q++ {
-		for _, pi := range s.probes[q] {
+		for _, pi := range lists[q] {
 			t := &s.tasks[s.taskOf[pi]]
 			s.pairs[t.first+t.n].q = q
 			t.n++
@@ -315,7 +419,8 @@ func (s *Searcher) planIDs(nq, ncands int) int {
 	s.tasks = s.tasks[:0]
 	s.pairs = growPairs(s.pairs, nt*nq)
 	for t := 0; t < nt; t++ {
-		s.tasks = append(s.tasks, task{part: int32(t), first: int32(t * nq), n: int32(nq)})
+		w := ncands*(t+1)/nt - ncands*t/nt // match.Shard's share
+		s.tasks = append(s.tasks, task{part: int32(t), first: int32(t * nq), n: int32(nq), work: w})
 		for q := 0; q < nq; q++ {
 			s.pairs[t*nq+q].q = q
 		}
@@ -332,7 +437,9 @@ func growPairs(p []pair, n int) []pair {
 	return p[:n]
 }
 
-// RunPart takes tasks in order until none is left.
+// RunPart takes tasks in order until none is left, or, in a budgeted
+// search, until the deadline (the first task of a search always runs, so
+// a result comes back).
 func (j *job) RunPart(i int) {
 	pt := &j.s.parts[i]
 	x := j.x
@@ -342,11 +449,15 @@ func (j *job) RunPart(i int) {
 	pt.scratch = grow(pt.scratch, ql)
 	pt.sel = grow(pt.sel, 2*chunk)
 	for {
+		if j.budget && (j.rest || j.next.Load() > 0) && time.Since(j.s.start) >= j.s.budget {
+			return
+		}
 		t := int(j.next.Add(1) - 1)
 		if t >= j.ntasks {
 			return
 		}
 		j.runTask(pt, &j.s.tasks[t])
+		j.s.tasks[t].done = true
 	}
 }
 
@@ -355,6 +466,10 @@ func (j *job) runTask(pt *part, t *task) {
 	pairs := j.s.pairs[t.first : t.first+t.n]
 	for i := range pairs {
 		pairs[i].top.Reset(j.k)
+		pairs[i].floor = float32(math.Inf(-1)) // the second phase sets its own
+		if j.sims {
+			pairs[i].sims.Reset(j.k)
+		}
 	}
 	if j.plan == planIDs {
 		j.scoreIDs(pt, pairs, match.Shard(j.cands, int(t.part), j.ntasks))
@@ -376,12 +491,16 @@ func (j *job) runTask(pt *part, t *task) {
 	}
 	f := j.f
 	switch {
-	case j.plan == planAll:
+	case j.rest:
+		j.scanRest(pt, p, pairs)
+	case j.plan == planAll && j.rank == nil:
 		j.scanAll(pt, p, pairs, qps)
 	case f.Allow.On && f.Allow.Len() < p.liveLen():
 		j.scanAllowed(pt, p, int(t.part), pairs, qps)
 	case f.TestsAttrs():
 		j.scanAttrs(pt, p, pairs, qps)
+	case j.rank != nil:
+		j.scanRanked(pt, p, pairs, qps)
 	default:
 		j.scanIDs(pt, p, pairs, qps)
 	}
@@ -447,7 +566,11 @@ func (j *job) scanAttrs(pt *part, p *partition, pairs []pair, qps []float32) {
 		if len(sel)*100 > m*densePercent {
 			scores := j.scoreChunk(pt, p, nq, qps, base, m)
 			for i := range pairs {
-				offerDense(&pairs[i].top, scores[i*m:(i+1)*m], sel, base, p.ids, f)
+				if j.rank != nil {
+					j.offerRankedDense(&pairs[i], scores[i*m:(i+1)*m], sel, base, p)
+				} else {
+					offerDense(&pairs[i].top, scores[i*m:(i+1)*m], sel, base, p.ids, f)
+				}
 			}
 			continue
 		}
@@ -511,7 +634,11 @@ func (j *job) scoreIDs(pt *part, pairs []pair, cands []uint64) {
 			x.kern.ScanIDs(j.s.qps[q*ql:(q+1)*ql], recs, x.stride, one, out)
 			x.adjust.Slots(out, p.bias, p.scale, one)
 			t := &pairs[i].top
-			e := score.Entry{Score: score.Ranked(out[0]), Slot: uint32(s), ID: id}
+			sc := out[0]
+			if j.rank != nil {
+				sc = j.rank.Score(sc, p.times[s], p.imps[s])
+			}
+			e := score.Entry{Score: score.Ranked(sc), Slot: uint32(s), ID: id}
 			if t.Admits(e) {
 				t.Push(e)
 			}
@@ -532,7 +659,11 @@ func (j *job) gather(pt *part, p *partition, pairs []pair, qps []float32, sel []
 		scores := pt.scores[i*m : (i+1)*m]
 		x.kern.ScanIDs(qps[i*ql:(i+1)*ql], recs, x.stride, sel, scores)
 		x.adjust.Slots(scores, p.bias, p.scale, sel)
-		offerGathered(&pairs[i].top, scores, sel, p.ids, j.f)
+		if j.rank != nil {
+			j.offerRankedGathered(&pairs[i], scores, sel, p)
+		} else {
+			offerGathered(&pairs[i].top, scores, sel, p.ids, j.f)
+		}
 	}
 }
 

@@ -126,4 +126,6 @@ func worst(scores []float32) int {
 }
 
 // attrOf is the attributes of partition p's slot s.
-func attrOf(p *partition, s int) match.Attr { return match.Attr{Tags: p.tags[s], Owner: p.owners[s]} }
+func attrOf(p *partition, s int) match.Attr {
+	return match.Attr{Tags: p.tags[s], Owner: p.owners[s], Time: p.times[s], Importance: p.imps[s]}
+}
