@@ -192,7 +192,7 @@ func (s *ivfStructure) search(c *queryCtx, p *pool.Pool, qs []float32, m, k, ef 
 		return
 	}
 	c.is.SetBudget(c.budget.start, c.budget.d)
-	s.ix.Search(c.is, p, m, k, int(s.nprobe.Load()), out, counts)
+	s.ix.Search(c.is, p, m, k, s.probesOf(c), out, counts)
 	c.ivfCoverage()
 }
 
@@ -210,7 +210,7 @@ func (s *ivfStructure) searchFiltered(c *queryCtx, p *pool.Pool, qs []float32, m
 	if sp.plan == PlanDirect {
 		s.ix.SearchIDs(c.is, p, m, k, sp.cands, f, out, counts)
 	} else {
-		s.ix.SearchFiltered(c.is, p, m, k, s.probes(sp.share), f, out, counts)
+		s.ix.SearchFiltered(c.is, p, m, k, s.probes(c, sp.share), f, out, counts)
 	}
 	c.ivfCoverage()
 }
@@ -224,13 +224,22 @@ func (c *queryCtx) ivfCoverage() {
 	c.setCoverage(done, work)
 }
 
-// probes is nprobe widened for a filter passing share of the records.
-func (s *ivfStructure) probes(share float64) int {
+// probesOf is the partitions c's query probes: its own nprobe, or the
+// index's.
+func (s *ivfStructure) probesOf(c *queryCtx) int {
+	if c.nprobe > 0 {
+		return c.nprobe
+	}
+	return int(s.nprobe.Load())
+}
+
+// probes is c's nprobe widened for a filter passing share of the records.
+func (s *ivfStructure) probes(c *queryCtx, share float64) int {
 	nl := s.ix.NList()
 	if share <= 0 {
 		return nl
 	}
-	return int(math.Min(float64(nl), math.Ceil(float64(s.nprobe.Load())/math.Min(share, 1))))
+	return int(math.Min(float64(nl), math.Ceil(float64(s.probesOf(c))/math.Min(share, 1))))
 }
 
 func (*ivfStructure) plainPlan() Plan { return PlanScan }

@@ -33,6 +33,7 @@ type queryCtx struct {
 	allow, deny []uint64
 	es          *hnsw.ExactSearcher
 	is          *ivf.Searcher // an IVF index's, made with the context
+	nprobe      int           // the call's IVF probes; 0: the index's
 	// The call's ranking, when on (ranked).
 	ranked bool
 	scorer rank.Scorer
@@ -129,6 +130,7 @@ func (x *Index) queryWithin(dst []Result, q []float32, o *QueryOptions, b frameB
 	defer x.putCtx(c)
 	c.setFilter(&o.Filter)
 	c.setRank(&o.Rank)
+	c.nprobe = o.NProbe
 	c.budget, c.covered, c.complete = b, 1, true
 	plan, err := x.search(c, dst, q, 1, k, o.Ef)
 	if err != nil {
@@ -164,6 +166,7 @@ func (x *Index) queryBatch(dst []Result, counts []int, queries []float32, o *Que
 	defer x.putCtx(c)
 	c.setFilter(&o.Filter)
 	c.setRank(&o.Rank)
+	c.nprobe = o.NProbe
 	var plan Plan
 	for lo := 0; lo < nq; lo += MaxBatch {
 		m := min(MaxBatch, nq-lo)
@@ -183,6 +186,9 @@ func (x *Index) checkOptions(o *QueryOptions) error {
 	}
 	if o.Ef < 0 || o.Ef > hnsw.MaxEf {
 		return errorf(ErrInvalidArgument, "ef %d: want 0 (the index's) to %d", o.Ef, hnsw.MaxEf)
+	}
+	if o.NProbe < 0 || o.NProbe > MaxNList {
+		return errorf(ErrInvalidArgument, "nprobe %d: want 0 (the index's) to %d", o.NProbe, MaxNList)
 	}
 	return x.checkRank(&o.Rank)
 }

@@ -44,8 +44,12 @@ type Filter struct {
 // QueryOptions are a query's k, its HNSW beam, its filter and its
 // ranking.
 type QueryOptions struct {
-	K      int
-	Ef     int // HNSW candidates; 0: the index's SetEfSearch value
+	K  int
+	Ef int // HNSW candidates; 0: the index's SetEfSearch value
+	// NProbe is the partitions an IVF query scans, 0 to MaxNList (0: the
+	// index's SetNProbe value; past the partition count: all of them, an
+	// exact scan). Other kinds ignore it, as IVF ignores Ef.
+	NProbe int
 	Filter Filter
 	Rank   Rank
 }
