@@ -884,7 +884,7 @@ func TestStructSizes(t *testing.T) {
 	require.EqualValues(t, 40, sizeofOptionsV1(), "the first released AstralIndexOptions")
 	require.EqualValues(t, 64, sizeofOptions(), "48 + ivf_nlist, ivf_nprobe and ivf_seed")
 	require.EqualValues(t, 80, sizeofStatsV1(), "the first released AstralStats")
-	require.EqualValues(t, 144, sizeofStats(), "88 + the six scoped-search counters + the tag-name count")
+	require.EqualValues(t, 168, sizeofStats(), "88 + the six scoped-search counters + the tag-name count + the IVF partitions")
 
 	old, st := createIndex(options{size: sizeofOptionsV1(), dim: 8, storage: storageInt8, rerank: storageF32, rerankFactor: 8})
 	require.Equal(t, stOK, st, lastError())

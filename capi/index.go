@@ -311,6 +311,10 @@ func astral_index_stats(index C.AstralIndex, outStats *C.AstralStats) (st C.Astr
 	plans := e.x.PlanCounts()
 	out.scan_queries, out.direct_queries, out.graph_queries = C.uint64_t(plans.Scan), C.uint64_t(plans.Direct), C.uint64_t(plans.Graph)
 	out.tag_name_count = C.uint64_t(s.TagNames)
+	if ps, ok := e.x.IVFStats(); ok {
+		out.ivf_partitions, out.ivf_dirty_partitions = C.uint32_t(ps.Partitions), C.uint32_t(ps.Dirty)
+		out.ivf_largest_partition, out.ivf_largest_share = C.uint64_t(ps.Largest), C.double(ps.Share)
+	}
 	if cfg.Rerank != 0 {
 		out.rerank_storage = C.uint32_t(cfg.Rerank)
 		out.rerank_factor = C.uint32_t(cfg.RerankFactor)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/astral-engine/astral/astral"
 	"github.com/stretchr/testify/require"
 )
 
@@ -99,4 +100,65 @@ func TestIVFPersistThroughC(t *testing.T) {
 	require.Equal(t, statusOK, addVectors(mapped, []uint64{n + 5}, fresh), lastError())
 	got, _ := query(mapped, fresh, 1, 1)
 	require.Equal(t, uint64(n+5), got[0].ID)
+}
+
+// TestIVFNProbeAndStatsThroughC: AstralQueryOptions' nprobe overrides the
+// index's for one query (past the partitions: the flat answer, ranked or
+// not); the layout before it (struct_size 112) gets the index's; reserved3
+// and an nprobe past 2^20 are refused. AstralStats reports the partitions,
+// the largest and its share, and the dirty ones until a save.
+func TestIVFNProbeAndStatsThroughC(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 1)
+	const dim, n = 8, 4096 // TrainSize(4)
+	r := rand.New(rand.NewPCG(21, 10))
+	vecs := randomRows(r, n, dim)
+	ivf, st := createIndex(options{dim: dim, kind: kindIVF, nlist: 4, nprobe: 1, seed: 7})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(ivf)
+	flat, st := createIndex(options{dim: dim, kind: kindFlat})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(flat)
+	for _, h := range []uint64{ivf, flat} {
+		require.Equal(t, statusOK, addVectors(h, ids(1, n), vecs), lastError())
+	}
+	s, st := indexStats(ivf)
+	require.Equal(t, statusOK, st)
+	require.Equal(t, uint32(4), s.ivfPartitions)
+	require.Equal(t, uint32(4), s.ivfDirty, "nothing saved yet")
+	require.Greater(t, s.ivfLargest, uint64(n/4-1))
+	require.InDelta(t, float64(s.ivfLargest)/n, s.ivfShare, 1e-12)
+	fs, st := indexStats(flat)
+	require.Equal(t, statusOK, st)
+	require.Zero(t, fs.ivfPartitions+fs.ivfDirty)
+	_, need, _ := saveBuffer(ivf, 0)
+	_, _, st = saveBuffer(ivf, need)
+	require.Equal(t, statusOK, st, lastError())
+	s, _ = indexStats(ivf)
+	require.Zero(t, s.ivfDirty, "a save clears the dirty set")
+
+	ranked := astral.Rank{Relevance: 1, Importance: 1}
+	for i := range 4 {
+		q := vecs[i*dim : (i+1)*dim]
+		for _, rk := range []astral.Rank{{}, ranked} {
+			want, st := queryNProbe(flat, q, 10, rk, 0, 0, 0)
+			require.Equal(t, statusOK, st, lastError())
+			for _, np := range []uint32{4, 1 << 20} {
+				got, st := queryNProbe(ivf, q, 10, rk, np, 0, 0)
+				require.Equal(t, statusOK, st, lastError())
+				require.Equal(t, want, got, "query %d nprobe %d", i, np)
+			}
+		}
+		one, st := queryNProbe(ivf, q, 10, astral.Rank{}, 1, 0, 0)
+		require.Equal(t, statusOK, st)
+		old, st := queryNProbe(ivf, q, 10, astral.Rank{}, 4, 0, queryOptionsV2Size())
+		require.Equal(t, statusOK, st, lastError())
+		require.Equal(t, one, old, "the layout before nprobe: the index's")
+	}
+	_, st = queryNProbe(ivf, vecs[:dim], 10, astral.Rank{}, 0, 1, 0)
+	require.Equal(t, stInvalid, st)
+	require.Contains(t, lastError(), "reserved3")
+	_, st = queryNProbe(ivf, vecs[:dim], 10, astral.Rank{}, 1<<20+1, 0, 0)
+	require.Equal(t, stInvalid, st)
+	require.Contains(t, lastError(), "nprobe")
 }

@@ -327,8 +327,8 @@ func queryOptions(fn string, options *C.AstralQueryOptions, o *astral.QueryOptio
 	if c.reserved != 0 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved is %d: must be 0", c.reserved)
 	}
-	if c.reserved2 != 0 {
-		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved2 is %d: must be 0", c.reserved2)
+	if c.reserved2 != 0 || c.reserved3 != 0 {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "reserved2 is %d, reserved3 %d: must be 0", c.reserved2, c.reserved3)
 	}
 	if c.allow_ids == nil && c.allow_count > 0 {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "allow_ids is NULL with allow_count %d", c.allow_count)
@@ -339,7 +339,7 @@ func queryOptions(fn string, options *C.AstralQueryOptions, o *astral.QueryOptio
 	if c.allow_count > maxFilterIDs || c.deny_count > maxFilterIDs {
 		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "allow_count %d, deny_count %d: at most %d ids each", c.allow_count, c.deny_count, maxFilterIDs)
 	}
-	*o = astral.QueryOptions{K: int(c.k), Ef: int(c.ef), Filter: astral.Filter{
+	*o = astral.QueryOptions{K: int(c.k), Ef: int(c.ef), NProbe: int(c.nprobe), Filter: astral.Filter{
 		Owner: uint64(c.owner), AllTags: uint64(c.all_tags), AnyTags: uint64(c.any_tags), NoTags: uint64(c.no_tags),
 	}, Rank: astral.Rank{Relevance: float32(c.rank_relevance), Recency: float32(c.rank_recency), Importance: float32(c.rank_importance),
 		Decay: float64(c.rank_decay), Now: int64(c.rank_now)}}

@@ -230,6 +230,9 @@ type stats struct {
 	bytesPerVector                      float64
 	kernel                              string
 	rerank, rerankFactor                uint32
+	ivfPartitions, ivfDirty             uint32
+	ivfLargest                          uint64
+	ivfShare                            float64
 }
 
 func indexStats(h uint64) (stats, status) {
@@ -241,6 +244,8 @@ func indexStats(h uint64) (stats, status) {
 		threads: uint32(s.thread_count), count: uint64(s.count), bytes: uint64(s.bytes),
 		bytesPerVector: float64(s.bytes_per_vector), kernel: C.GoString(&s.kernel[0]),
 		rerank: uint32(s.rerank_storage), rerankFactor: uint32(s.rerank_factor),
+		ivfPartitions: uint32(s.ivf_partitions), ivfDirty: uint32(s.ivf_dirty_partitions),
+		ivfLargest: uint64(s.ivf_largest_partition), ivfShare: float64(s.ivf_largest_share),
 	}, st
 }
 
@@ -643,6 +648,28 @@ func queryRanked(h uint64, q []float32, k int, f filter, r astral.Rank, reserved
 	st := astral_index_query_ex(C.AstralIndex(h), cq.p, C.size_t(len(q)), p, res.p, C.size_t(k), &n, nil)
 	return results(res, int(n)), st
 }
+
+// queryNProbe runs astral_index_query_ex with k, a ranking, nprobe and
+// reserved3; size is the struct_size the host claims (0: the whole struct).
+func queryNProbe(h uint64, q []float32, k int, r astral.Rank, nprobe, reserved3 uint32, size uintptr) ([]astral.Result, status) {
+	o, cq, res := newQueryOptions(k, 0, filter{}), cFloatsOf(q), newResults(k)
+	defer o.free()
+	defer cq.free()
+	defer res.free()
+	p := o.o.p
+	p.rank_relevance, p.rank_recency, p.rank_importance = C.float(r.Relevance), C.float(r.Recency), C.float(r.Importance)
+	p.rank_decay, p.rank_now = C.double(r.Decay), C.int64_t(r.Now)
+	p.nprobe, p.reserved3 = C.uint32_t(nprobe), C.uint32_t(reserved3)
+	if size != 0 {
+		p.struct_size = C.uint32_t(size)
+	}
+	var n C.uint32_t
+	st := astral_index_query_ex(C.AstralIndex(h), cq.p, C.size_t(len(q)), p, res.p, C.size_t(k), &n, nil)
+	return results(res, int(n)), st
+}
+
+// queryOptionsV2Size is the AstralQueryOptions layout before nprobe.
+func queryOptionsV2Size() uintptr { return unsafe.Offsetof(C.AstralQueryOptions{}.nprobe) }
 
 // queryOptionsV1Size is the first AstralQueryOptions layout's size.
 func queryOptionsV1Size() uintptr { return unsafe.Offsetof(C.AstralQueryOptions{}.rank_relevance) }

@@ -36,7 +36,12 @@ CHECK_LAYOUT(offsetof(AstralStats, payload_count) == 88);
 CHECK_LAYOUT(offsetof(AstralStats, graph_queries) == 128);
 /* The third layout ended at 136; the tag-name count follows. */
 CHECK_LAYOUT(offsetof(AstralStats, tag_name_count) == 136);
-CHECK_LAYOUT(sizeof(AstralStats) == 144);
+/* The fourth layout ended at 144; the IVF partitions follow. */
+CHECK_LAYOUT(offsetof(AstralStats, ivf_partitions) == 144);
+CHECK_LAYOUT(offsetof(AstralStats, ivf_dirty_partitions) == 148);
+CHECK_LAYOUT(offsetof(AstralStats, ivf_largest_partition) == 152);
+CHECK_LAYOUT(offsetof(AstralStats, ivf_largest_share) == 160);
+CHECK_LAYOUT(sizeof(AstralStats) == 168);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, owner) == 16);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, allow_ids) == 48);
@@ -46,7 +51,10 @@ CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_relevance) == 80);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, reserved2) == 92);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_decay) == 96);
 CHECK_LAYOUT(offsetof(AstralQueryOptions, rank_now) == 104);
-CHECK_LAYOUT(sizeof(AstralQueryOptions) == 112);
+/* The second layout ended at 112; the IVF probes follow. */
+CHECK_LAYOUT(offsetof(AstralQueryOptions, nprobe) == 112);
+CHECK_LAYOUT(offsetof(AstralQueryOptions, reserved3) == 116);
+CHECK_LAYOUT(sizeof(AstralQueryOptions) == 120);
 
 int main(void) {
     AstralInit init = ASTRAL_INIT_DEFAULTS;

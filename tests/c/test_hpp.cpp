@@ -116,6 +116,9 @@ int main() {
         CHECK(iv.query(q, 2, out, n).ok() && n == 2);
         AstralStats is;
         CHECK(iv.stats(is).ok() && is.kind == ASTRAL_KIND_IVF);
+        CHECK(is.ivf_partitions == 0 && is.ivf_largest_partition == 0); // not trained yet
+        CHECK(iv.query(q, astral::QueryOptions(2).nprobe(16), out, n).ok() && n == 2);
+        CHECK(astral::QueryOptions(2).nprobe(5).get().nprobe == 5);
         astral::Index ibad;
         CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_IVF).ivf(16, 17), ibad).code() ==
               ASTRAL_E_INVALID_ARGUMENT);

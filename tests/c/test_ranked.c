@@ -193,6 +193,14 @@ static void test_bad_input(void) {
     o.reserved2 = 1;
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL), "reserved2");
     o.reserved2 = 0;
+    o.reserved3 = 1;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL), "reserved3");
+    o.reserved3 = 0;
+    o.nprobe = (1u << 20) + 1;
+    CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL), "nprobe 1048577");
+    o.nprobe = 3; /* a flat index ignores it */
+    CHECK_OK(astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL));
+    o.nprobe = 0;
     CHECK_OK(astral_index_query_ex(h, base, DIM, &o, res, K, &n, NULL));
     CHECK(n == K);
 

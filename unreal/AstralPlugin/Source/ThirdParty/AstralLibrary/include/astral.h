@@ -258,6 +258,13 @@ typedef struct AstralStats {
     /* Appended to the third layout (struct_size 136, still accepted and
      * written up to there). */
     uint64_t tag_name_count;   /* tag bits with a name (astral_index_set_tag_name) */
+    /* Appended to the fourth layout (struct_size 144, still accepted and
+     * written up to there): an IVF index's partitions; all 0 for other
+     * kinds and for an IVF index below its training size. */
+    uint32_t ivf_partitions;        /* partitions now (splits add some) */
+    uint32_t ivf_dirty_partitions;  /* partitions changed since the last save */
+    uint64_t ivf_largest_partition; /* live records in the largest partition */
+    double ivf_largest_share;       /* its share of the live records, 0 to 1 */
 } AstralStats;
 
 /* ---- Scoped search -----------------------------------------------------
@@ -314,12 +321,18 @@ typedef struct AstralQueryOptions {
     uint32_t reserved2;   /* must be 0 */
     double rank_decay;    /* per time unit, (0, 1]; read when rank_recency != 0 */
     int64_t rank_now;     /* the host's current time, in its units */
+    /* Appended to the second layout (struct_size 112, still accepted: the
+     * index's ivf_nprobe). */
+    uint32_t nprobe;      /* IVF partitions scanned, up to 1048576 (more than the
+                             index has: all, exact); 0 = the index's ivf_nprobe;
+                             other kinds ignore it */
+    uint32_t reserved3;   /* must be 0 */
 } AstralQueryOptions;
 
 /* k results, every other field at its default: no filter, no ranking. */
 #define ASTRAL_QUERY_OPTIONS_INIT(k) \
     { (uint32_t)sizeof(AstralQueryOptions), (uint32_t)(k), 0u, 0u, 0u, 0u, 0u, 0u, NULL, 0u, NULL, 0u, \
-      0.0f, 0.0f, 0.0f, 0u, 0.0, 0 }
+      0.0f, 0.0f, 0.0f, 0u, 0.0, 0, 0u, 0u }
 
 /* Flags for astral_index_load_ex. */
 #define ASTRAL_LOAD_VERIFY_IN_BACKGROUND 0x1u /* the bulk's checks in the background */
@@ -550,8 +563,8 @@ ASTRAL_API AstralStatus astral_index_get_payload(AstralIndex index, uint64_t id,
 ASTRAL_API AstralStatus astral_index_get_attributes(AstralIndex index, uint64_t id,
                                                     uint64_t *out_tags, uint64_t *out_owner);
 
-/* astral_index_query with options->k, its beam, its filter and its
- * ranking: the k best records that pass the filter, best first (by score,
+/* astral_index_query with options->k, its beam (or IVF probes), its
+ * filter and its ranking: the k best records that pass the filter, best first (by score,
  * then lower id), *out_count = min(k, matching records), and the plan that
  * answered to *out_plan (ASTRAL_PLAN_*; out_plan may be NULL; 0 on
  * failure). With ranking on, the score is the combined score
@@ -559,7 +572,8 @@ ASTRAL_API AstralStatus astral_index_get_attributes(AstralIndex index, uint64_t 
  * float. An exact plan (flat scan, direct scoring) gives the same ids and
  * score bits whatever the plan, thread count or batch. Allocates nothing.
  * Statuses: as astral_index_query; INVALID_ARGUMENT also for options
- * NULL, a bad struct_size, reserved or reserved2 not 0, ef above 4096,
+ * NULL, a bad struct_size, reserved, reserved2 or reserved3 not 0, ef
+ * above 4096, nprobe above 1048576,
  * allow_ids NULL with allow_count > 0, deny_ids NULL with deny_count > 0,
  * either count above ASTRAL_MAX_FILTER_IDS, a rank weight negative or not
  * finite, rank_decay outside (0, 1] with rank_recency set, ranking on an
@@ -588,9 +602,10 @@ ASTRAL_API AstralStatus astral_index_query_batch_ex(AstralIndex index, const flo
  * the budget ran out before k were scored). A flat scan, a direct plan and
  * an exact filtered scan visit their records in blocks spread over the
  * whole index, so a partial scan is a sample of every part of it; an HNSW
- * walk stops expanding. *out_report (may be NULL; its struct_size set by
+ * walk stops expanding; an IVF query stops taking partitions (nearest
+ * first). *out_report (may be NULL; its struct_size set by
  * the caller, as AstralStats's) gets complete, the share covered (records
- * scanned, or graph expansions over expansions plus the candidates still
+ * scanned (of the probed partitions for IVF), or graph expansions over expansions plus the candidates still
  * able to improve the result), the call's time and the plan; it is
  * written on success only. Allocates nothing.
  * Statuses: as astral_index_query_ex; INVALID_ARGUMENT also for budget_us

@@ -200,6 +200,11 @@ public:
         o_.ef = value;
         return *this;
     }
+    // IVF partitions scanned; 0 = the index's ivf_nprobe.
+    QueryOptions &nprobe(std::uint32_t value) noexcept {
+        o_.nprobe = value;
+        return *this;
+    }
     // Only records of this owner; 0: any owner.
     QueryOptions &owner(std::uint64_t value) noexcept {
         o_.owner = value;
