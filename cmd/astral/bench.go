@@ -275,10 +275,6 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 		if err := c.refuse("without --index ivf: it has no partitions", "nlist", "nprobe"); err != nil {
 			return err
 		}
-	} else if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) {
-		return usagef("--rank with --index ivf: IVF indexes do not rank yet")
-	} else if slices.ContainsFunc(b.budgetUs, func(us int) bool { return us > 0 }) {
-		return usagef("--budget-us with --index ivf: IVF indexes do not take frame budgets yet")
 	}
 	if !slices.ContainsFunc(b.rerank, func(r int) bool { return r > 0 }) {
 		if err := c.refuse("without --rerank above 0: there is no rerank copy", "rerank-storage"); err != nil {
