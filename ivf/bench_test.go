@@ -5,7 +5,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
 )
 
@@ -163,4 +165,36 @@ func BenchmarkAssignDirection(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkRanked100k times one ranked query at a time (the bench
+// fixture's times and importances, equal weights, half-life 1000) against
+// the plain query, at nprobe 16 and at every partition, on 0 workers.
+func BenchmarkRanked100k(b *testing.B) {
+	d, x := index100k(b)
+	times, imps := fixture.Memories(len(d.ids))
+	for i, id := range d.ids {
+		x.SetTime(id, times[i])
+		x.SetImportance(id, imps[i])
+	}
+	spec := fixture.RankSpec{Relevance: 1, Recency: 1, Importance: 1, HalfLife: 1000}
+	p := spec.Params()
+	scorer := rank.NewScorer(&p)
+	for _, nprobe := range []int{16, benchNList} {
+		for _, ranked := range []bool{false, true} {
+			b.Run(fmt.Sprintf("nprobe=%d/ranked=%v", nprobe, ranked), func(b *testing.B) {
+				s := NewSearcher(1)
+				if ranked {
+					s.SetRank(&scorer)
+				}
+				dst := make([]score.Result, 10)
+				counts := make([]int, 1)
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					copy(s.QueryBuffer(x, 1), d.set.Query(i%64))
+					x.Search(s, nil, 1, 10, nprobe, dst, counts)
+				}
+			})
+		}
+	}
 }
