@@ -3,6 +3,7 @@ package ivf
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/astral-engine/astral/internal/match"
@@ -31,7 +32,45 @@ import (
 //
 // The gates depend only on the first phase's merged answer and on each
 // record, so the results are the same bits for every thread count and for
-// batch and single queries.
+// batch and single queries. Within a phase, tasks also skip records
+// strictly below the best k-th combined score any task has reached (a
+// bar): the k-th of any set of records is at most the final k-th, so only
+// records that cannot enter are skipped, whichever tasks set it.
+
+// bar is a query's highest task threshold, a float32 kept in an order
+// the integers share so a CAS can raise it.
+type bar struct{ v atomic.Uint32 }
+
+// orderBits maps a float32 (not NaN) to a uint32 of the same order.
+func orderBits(f float32) uint32 {
+	b := math.Float32bits(f)
+	if b>>31 != 0 {
+		return ^b
+	}
+	return b | 1<<31
+}
+
+func (b *bar) reset() { b.v.Store(orderBits(float32(math.Inf(-1)))) }
+
+// get is the bar as a float32.
+func (b *bar) get() float32 {
+	v := b.v.Load()
+	if v>>31 != 0 {
+		return math.Float32frombits(v &^ (1 << 31))
+	}
+	return math.Float32frombits(^v)
+}
+
+// raise lifts the bar to f if f is higher.
+func (b *bar) raise(f float32) {
+	n := orderBits(f)
+	for {
+		o := b.v.Load()
+		if n <= o || b.v.CompareAndSwap(o, n) {
+			return
+		}
+	}
+}
 
 // SetRank makes the Searcher's next searches rank by r's combined score
 // (nil: by similarity). r must outlive them.
@@ -124,7 +163,7 @@ func (j *job) scanRanked(pt *part, p *partition, pairs []pair, qps []float32) {
 			if j.sims {
 				collectLive(&pairs[i].sims, sims, p, base, j.f)
 			}
-			collectRanked(&pairs[i].top, sims, base, p, j.f, j.rank, rec, im)
+			collectRanked(&pairs[i].top, &j.s.bars[pairs[i].q], sims, base, p, j.f, j.rank, rec, im)
 		}
 	}
 }
@@ -143,43 +182,45 @@ func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
 
 // collectRanked offers one query's similarities of a chunk of p from slot
 // base, whose records' extra terms are at most rec and im, as flat's
-// collectRanked: once t is full, the chunk is skipped when its best
-// similarity cannot reach t's threshold, a record when its importance or
-// time is below what the threshold needs; the rest pay for a ceiling,
-// then the exact score.
-func collectRanked(t *score.TopK, sims []float32, base int, p *partition, f *match.Filter, r *rank.Scorer, rec, im float32) {
+// collectRanked: against the higher of t's threshold and the query's bar
+// (-Inf until either is set), the chunk is skipped when its best
+// similarity cannot reach it, a record when its importance or time is
+// below what it needs; the rest pay for a ceiling, then the exact score.
+func collectRanked(t *score.TopK, b *bar, sims []float32, base int, p *partition, f *match.Filter, r *rank.Scorer, rec, im float32) {
 	times, imps, ids := p.times[base:base+len(sims)], p.imps[base:base+len(sims)], p.ids[base:base+len(sims)]
-	first := 0
-	for ; first < len(sims) && math.IsInf(float64(t.Threshold()), -1); first++ {
-		if !p.isDead(base + first) {
-			offer(t, score.Entry{Score: score.Ranked(r.Score(sims[first], times[first], imps[first])), Slot: uint32(base + first), ID: ids[first]}, f)
-		}
-	}
-	thr := t.Threshold()
-	if first == len(sims) || math.IsInf(float64(thr), -1) {
-		return
-	}
 	best := float32(math.Inf(-1))
-	for _, s := range sims[first:] {
-		best = max(best, s)
+	for _, s := range sims {
+		best = max(best, s) // a NaN similarity ranks last: left out
 	}
-	if r.Bound(best, rec, im) < thr {
+	thr := max(t.Threshold(), b.get())
+	open := math.IsInf(float64(thr), -1)
+	if !open && r.Bound(best, rec, im) < thr {
 		return
 	}
-	minImp, minTime := r.Floors(thr, best, rec, im)
-	for i := first; i < len(sims); i++ {
-		sim := sims[i]
+	minImp, minTime := float32(math.Inf(-1)), int64(math.MinInt64)
+	if !open {
+		minImp, minTime = r.Floors(thr, best, rec, im)
+	}
+	for i, sim := range sims {
 		if imps[i] < minImp || times[i] < minTime || p.isDead(base+i) {
 			continue
 		}
 		// Not "below": NaN goes on and ranks last.
-		if r.Ceiling(sim, times[i], imps[i]) < thr {
+		if !open && r.Ceiling(sim, times[i], imps[i]) < thr {
 			continue
 		}
-		offer(t, score.Entry{Score: score.Ranked(r.Score(sim, times[i], imps[i])), Slot: uint32(base + i), ID: ids[i]}, f)
-		if next := t.Threshold(); next != thr {
-			thr = next
-			minImp, minTime = r.Floors(thr, best, rec, im)
+		sc := r.Score(sim, times[i], imps[i])
+		if !open && sc < thr {
+			continue
+		}
+		before := t.Threshold()
+		offer(t, score.Entry{Score: score.Ranked(sc), Slot: uint32(base + i), ID: ids[i]}, f)
+		if next := t.Threshold(); next != before {
+			b.raise(next)
+			if next = max(next, b.get()); next != thr {
+				thr, open = next, false
+				minImp, minTime = r.Floors(thr, best, rec, im)
+			}
 		}
 	}
 }
@@ -191,13 +232,18 @@ func (j *job) offerRanked(pr *pair, sim float32, s uint32, p *partition) {
 	if j.sims && !(sim < pr.sims.Threshold()) {
 		offer(&pr.sims, score.Entry{Score: score.Ranked(sim), Slot: s, ID: p.ids[s]}, j.f)
 	}
-	thr := max(pr.top.Threshold(), pr.floor)
+	b := &j.s.bars[pr.q]
+	before := pr.top.Threshold()
+	thr := max(before, pr.floor, b.get())
 	tm, imp := p.times[s], p.imps[s]
 	if j.rank.Ceiling(sim, tm, imp) < thr {
 		return
 	}
 	if sc := j.rank.Score(sim, tm, imp); !(sc < thr) {
 		offer(&pr.top, score.Entry{Score: score.Ranked(sc), Slot: s, ID: p.ids[s]}, j.f)
+		if next := pr.top.Threshold(); next != before {
+			b.raise(next)
+		}
 	}
 }
 

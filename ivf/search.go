@@ -76,6 +76,7 @@ type Searcher struct {
 	rank     *rank.Scorer
 	simMerge [MaxBatch]score.TopK
 	rest     [MaxBatch][]int32 // each query's unprobed partitions to read
+	bars     [MaxBatch]bar     // each query's best task threshold so far (rank.go)
 	floors   [MaxBatch]float32
 	simCaps  [MaxBatch]float32
 	probed   []bool
@@ -206,6 +207,9 @@ func (x *Index) run(s *Searcher, p *pool.Pool, nq, k, nprobe int, pl plan, f *ma
 	j.x, j.s, j.k, j.plan, j.f, j.cands = x, s, k, pl, f, cands
 	j.rank, j.rest, j.budget = s.rank, false, s.budget > 0
 	j.sims = s.rank != nil && pl != planIDs && nprobe < len(x.parts)
+	for q := 0; q < nq; q++ {
+		s.bars[q].reset()
+	}
 	complete := x.runTasks(s, p, work)
 	for q := 0; q < nq; q++ {
 		s.merged[q].Reset(k)
