@@ -294,8 +294,10 @@ func TestTouchAndSetImportance(t *testing.T) {
 func TestRankedConcurrentTouch(t *testing.T) {
 	testsize.SkipEmulated(t, "a concurrency stress: qemu keeps the host's memory order, so it proves nothing arm64 adds")
 	s := withMemories(newScoped(sized(3000, 1500), 16, 37), 7)
-	for _, kind := range []Kind{KindFlat, KindHNSW} {
-		x := s.index(t, newRuntime(t, 2), WithKind(kind))
+	for _, kind := range rankedKinds {
+		// IVF probes 2 of 16 here, so its second phase reads the columns
+		// the writers change.
+		x := s.index(t, newRuntime(t, 2), WithKind(kind), WithIVF(16, 2))
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for w := range 2 {
