@@ -61,6 +61,11 @@ const (
 	secPartitions file.Kind = 19 // per partition: slots, tombstones (uint32 each)
 	// secTombstones holds an IVF file's deleted slots too: each
 	// partition's, numbered within it, ascending, partition after partition.
+	// Version 7: an IVF file's partitions lie in segments, each a run of
+	// slots with all their columns, which appending saves add; the
+	// directory says which runs (extents) form each partition.
+	secIVFDirectory file.Kind = 20 // see ivffile.go
+	secIVFSegment   file.Kind = 21 // repeated; see ivffile.go
 )
 
 // attrsVersion is the first format version with attribute sections,
@@ -70,6 +75,7 @@ const (
 	tagNamesVersion = 4
 	memoryVersion   = 5 // times and importances
 	ivfVersion      = 6 // the IVF kind
+	segmentVersion  = 7 // IVF partitions in segments, appending saves
 )
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.
@@ -85,7 +91,9 @@ var fileFormat = &file.Format{
 		secRerankIDs: "rerank-ids", secRerankRecords: "rerank-records", secRerankAdjust: "rerank-adjust",
 		secTags: "tags", secOwners: "owners", secPayloads: "payloads", secTagNames: "tag-names",
 		secTimes: "times", secImportances: "importances", secCentroids: "centroids", secPartitions: "partitions",
+		secIVFDirectory: "ivf-directory", secIVFSegment: "ivf-segment",
 	},
+	Repeated: map[file.Kind]bool{secIVFSegment: true},
 	Structures: map[uint8]string{uint8(KindFlat): KindFlat.String(), uint8(KindHNSW): KindHNSW.String(),
 		uint8(KindIVF): KindIVF.String()},
 	CheckFields: checkFields,
@@ -126,6 +134,12 @@ func checkFields(h *file.Header) error {
 	structure := Kind(h.Structure)
 	if c.Kind == KindIVF && h.Version < ivfVersion {
 		return errorf(ErrCorrupt, "a version-%d file of an IVF index", h.Version)
+	}
+	if h.Slotted() != (h.Version >= segmentVersion && structure == KindIVF) {
+		return errorf(ErrCorrupt, "a version-%d file of a %v structure", h.Version, structure)
+	}
+	if h.Extents > maxIVFExtents {
+		return errorf(ErrCorrupt, "absurd count: %d IVF extents (at most %d)", h.Extents, uint64(maxIVFExtents))
 	}
 	if h.Version < attrsVersion && h.PayloadBytes != 0 {
 		return errorf(ErrCorrupt, "a version-%d file with %d payload bytes", h.Version, h.PayloadBytes)
@@ -205,6 +219,11 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		if adjust == score.AdjustScaleSubtract {
 			want[secScales] = h.Count * 4
 		}
+	} else if Kind(h.Structure) == KindIVF && h.Slotted() {
+		nl := ivfPartitions(h)
+		want[secCentroids] = nl * uint64(h.Dim) * 4
+		want[secIVFDirectory] = (nl + h.Extents) * dirEntryLen
+		want[secTombstones] = (h.Slots - h.Count) * 4
 	} else if Kind(h.Structure) == KindIVF {
 		nl := ivfPartitions(h)
 		want[secCentroids] = nl * uint64(h.Dim) * 4
@@ -223,14 +242,14 @@ func sectionsNeeded(h *file.Header) map[file.Kind]uint64 {
 		want[secLevel0] = h.Slots * uint64(h.BlockWords) * 4
 		want[secUpper] = h.UpperWords * 4
 	}
-	if h.Version >= attrsVersion {
+	if h.Version >= attrsVersion && !h.Slotted() {
 		want[secTags] = h.Slots * 8
 		want[secOwners] = h.Slots * 8
-		if h.PayloadBytes != 0 {
-			want[secPayloads] = h.PayloadBytes
-		}
 	}
-	if h.Version >= memoryVersion {
+	if h.Version >= attrsVersion && h.PayloadBytes != 0 {
+		want[secPayloads] = h.PayloadBytes
+	}
+	if h.Version >= memoryVersion && !h.Slotted() {
 		want[secTimes] = h.Slots * 8
 		want[secImportances] = h.Slots * 4
 	}

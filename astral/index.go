@@ -69,6 +69,8 @@ type Index struct {
 	faults faultLatch // a fault reading it (fault.go)
 	check  *fileCheck // OpenFile's background check (VerifyInBackground), nil if none; guarded by mu
 
+	saves saveState // what the last save wrote, and where an appending save may continue
+
 	attrs *attrStore
 	names tagNames                      // guarded by its own lock; writers also hold writeMu
 	plans [len(planNames)]atomic.Uint64 // queries answered by each plan

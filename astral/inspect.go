@@ -36,8 +36,14 @@ type FileInfo struct {
 	// included) and split size (-1: never).
 	NList, NProbe, Partitions int
 	SplitAt                   int64
-	Sections                  []SectionInfo
-	Metadata                  string // the metadata section, when present and whole
+	// Version 7 (a trained IVF index): the header's generation (1 after a
+	// whole write, one more per appending save) and the bytes no section
+	// of the current table holds (older tables' sections, the other
+	// header slot, an interrupted append), which a compacting save drops.
+	Generation uint64
+	DeadBytes  int64
+	Sections   []SectionInfo
+	Metadata   string // the metadata section, when present and whole
 }
 
 // NoEntry is FileInfo.Entry of a file with no graph or an empty one.
@@ -64,7 +70,8 @@ func InspectFile(path string) (*FileInfo, error) {
 		Storage: Storage(h.Storage), Stride: int(h.Stride), Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor),
 		M: int(h.M), EfConstr: int(h.EfConstruction), EfSearch: int(h.EfSearch), FlatLimit: int64(h.FlatLimit),
 		Count: h.Count, Slots: h.Slots, Entry: h.Entry, UpperWords: h.UpperWords, BlockWords: int(h.BlockWords),
-		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata}
+		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata,
+		Generation: h.Generation, DeadBytes: in.Dead}
 	if fi.Kind == KindIVF {
 		c := headerConfig(h)
 		fi.NList, fi.NProbe, fi.KeepPruned = c.NList, c.NProbe, false // the graph flags hold nprobe

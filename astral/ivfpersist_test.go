@@ -124,7 +124,8 @@ func smallIVF(t testing.TB, opts ...Option) *Index {
 }
 
 // TestVersion5FileLoads: files written by main before the IVF format
-// (version 6) load every way, as they were, and save as version 6.
+// (version 6) load every way, as they were, and save as version 6 (a
+// flat or HNSW index is written as version 6 still).
 func TestVersion5FileLoads(t *testing.T) {
 	for _, kind := range oldFileKinds {
 		file, err := os.ReadFile("testdata/v5-" + kind.String() + ".astral")
@@ -138,7 +139,7 @@ func TestVersion5FileLoads(t *testing.T) {
 			require.Equal(t, answers(t, want, 5), answers(t, y, 5), "%v/%s", kind, l.name)
 			sameAttributes(t, want, y, s.ids, fmt.Sprintf("%v/%s", kind, l.name))
 			again := saved(t, y)
-			require.EqualValues(t, FormatVersion, binary.LittleEndian.Uint32(again[8:]))
+			require.EqualValues(t, ivfVersion, binary.LittleEndian.Uint32(again[8:]))
 			require.Equal(t, saved(t, want), again)
 		}
 	}
@@ -160,18 +161,22 @@ func TestCorruptIVF(t *testing.T) {
 	require.NoError(t, x.Remove(1003, 1004, 1017))
 	file := saved(t, x)
 	cents, _ := ivfSection(t, file, secCentroids)
-	dir, ndir := ivfSection(t, file, secPartitions)
+	dir, ndir := ivfSection(t, file, secIVFDirectory)
 	dead, _ := ivfSection(t, file, secTombstones)
-	ids, _ := ivfSection(t, file, secIDs)
+	seg, nseg := ivfSection(t, file, secIVFSegment)
+	ids := seg + segmentHead
 	le := binary.LittleEndian
-	// The first partition with a tombstone, and the live slots.
+	nl := int(le.Uint64(file[80:]))
+	ext := dir + dirEntryLen*nl
+	// The first partition with a tombstone, and the live slots (one
+	// segment: the partitions' slots in order).
 	p := 0
-	for le.Uint32(file[dir+8*p+4:]) == 0 {
+	for le.Uint32(file[dir+dirEntryLen*p+4:]) == 0 {
 		p++
 	}
 	var live []int
-	for i, slot, d := 0, 0, dead; i < ndir/8; i++ {
-		n, nd := int(le.Uint32(file[dir+8*i:])), int(le.Uint32(file[dir+8*i+4:]))
+	for i, slot, d := 0, 0, dead; i < nl; i++ {
+		n, nd := int(le.Uint32(file[dir+dirEntryLen*i:])), int(le.Uint32(file[dir+dirEntryLen*i+4:]))
 		gone := map[int]bool{}
 		for range nd {
 			gone[int(le.Uint32(file[d:]))] = true
@@ -184,15 +189,29 @@ func TestCorruptIVF(t *testing.T) {
 		}
 		slot += n
 	}
+	slots := int(le.Uint64(file[seg:]))
+	require.Equal(t, (ndir/dirEntryLen - nl), int(le.Uint64(file[136:])), "extents in the header")
+	imps := seg + nseg - int(container.AlignUp(uint64(4*slots)))
 	cases := []struct {
 		name, why string
 		edit      func(b []byte)
 	}{
 		{"centroid NaN", "not finite", func(b []byte) { put32(b, cents+4, 0x7fc00000) }},
 		{"centroid infinite", "not finite", func(b []byte) { put32(b, cents, 0x7f800000) }},
-		{"partition slots past the file", "past the file", func(b []byte) { put32(b, dir, 1000) }},
-		{"partition slots short", "the partitions hold", func(b []byte) { put32(b, dir+ndir-8, 0) }},
-		{"more tombstones than slots", "tombstones", func(b []byte) { put32(b, dir+8*p+4, le.Uint32(b[dir+8*p:])+1) }},
+		{"partition slots past its extents", "extents of", func(b []byte) { put32(b, dir, le.Uint32(b[dir:])+1) }},
+		{"more tombstones than slots", "tombstones", func(b []byte) { put32(b, dir+dirEntryLen*p+4, le.Uint32(b[dir+dirEntryLen*p:])+1) }},
+		{"reserved directory word", "reserved directory word", func(b []byte) { put32(b, dir+12, 1) }},
+		{"extent in a missing segment", "the file has 1", func(b []byte) { put32(b, ext, 1) }},
+		{"extent past its segment", "past segment", func(b []byte) { put64(b, ext+8, uint64(slots)) }},
+		{"empty extent", "past segment", func(b []byte) { put32(b, ext+4, 0) }},
+		{"extents overlap", "share slot", func(b []byte) {
+			// Partition 1's first extent starts inside partition 0's.
+			n0 := le.Uint32(b[dir+8:])
+			put64(b, ext+dirEntryLen*int(n0)+8, 1)
+		}},
+		{"segment slots", "bytes for", func(b []byte) { put64(b, seg, uint64(slots+1)) }},
+		{"segment head", "reserved head", func(b []byte) { b[seg+9] = 1 }},
+		{"importance NaN", "importance", func(b []byte) { put32(b, imps, 0x7fc00000) }},
 		{"tombstone past its partition", "out of order or past", func(b []byte) { put32(b, dead, 1<<20) }},
 		{"live id twice", "stored twice", func(b []byte) { copy(b[ids+8*live[1]:], b[ids+8*live[0]:ids+8*live[0]+8]) }},
 		{"no partitions", "IVF partitions", func(b []byte) { put64(b, 80, 0) }},
@@ -201,7 +220,29 @@ func TestCorruptIVF(t *testing.T) {
 		{"nlist 0", "nlist", func(b []byte) { put32(b, 88, 0) }},
 		{"nprobe past nlist", "nprobe", func(b []byte) { put32(b, 92, 5) }},
 		{"IVF structure, flat kind", "stores a ivf structure", func(b []byte) { b[29] = byte(KindFlat) }},
-		{"IVF kind in version 5", "version-5 file of an IVF index", func(b []byte) { put32(b, 8, 5) }},
+		{"version 6 with a slot header", "sections in a", func(b []byte) { put32(b, 8, 6) }},
+		{"generation 0", "generation 0", func(b []byte) { put64(b, 128, 0) }},
+		{"reserved extension", "reserved header bytes", func(b []byte) { b[150] = 1 }},
+		{"absurd extents", "IVF extents", func(b []byte) { put64(b, 136, 1<<40) }},
+		{"sections overlap", "overlaps", func(b []byte) {
+			h, _ := decodeHeader(b[:le.Uint32(b[16:])])
+			for i, sc := range h.Sections {
+				if sc.Kind == secIVFDirectory {
+					put64(b, 160+32*i+8, uint64(cents))
+				}
+			}
+		}},
+		{"section before the slots", "want a multiple", func(b []byte) { put64(b, 160+8, 4096) }},
+		{"segment missing", "the file has 0", func(b []byte) {
+			h, _ := decodeHeader(b[:le.Uint32(b[16:])])
+			for i, sc := range h.Sections {
+				if sc.Kind == secIVFSegment {
+					// An unknown optional kind, which a reader skips.
+					put32(b, 160+32*i, uint32(container.KindMetadata+100))
+					put32(b, 160+32*i+4, container.Optional)
+				}
+			}
+		}},
 	}
 	for _, c := range cases {
 		bad := forge(file, c.edit)
@@ -209,7 +250,20 @@ func TestCorruptIVF(t *testing.T) {
 		_, err := LoadBytes(nil, bad)
 		require.ErrorContains(t, err, c.why, c.name)
 	}
+	// Two slots of one generation; a torn slot 0 with nothing in slot 1.
+	twin := append([]byte{}, file...)
+	copy(twin[container.SlotSize:], twin[:container.SlotSize])
+	mustFail(t, twin, ErrCorrupt, "both slots one generation")
+	torn := append([]byte{}, file...)
+	torn[200] ^= 1
+	mustFail(t, torn, ErrCorrupt, "torn slot 0, empty slot 1")
+	// Bytes after the last section are an interrupted append: loaded.
+	y, err := LoadBytes(nil, append(append([]byte{}, file...), 1, 2, 3))
+	require.NoError(t, err)
+	require.Equal(t, answers(t, x, 4), answers(t, y, 4))
 	// An untrained IVF file with a graph field set.
 	flatFile := saved(t, testIndex(t, nil, KindIVF, Cosine, 10, 8, WithIVF(4, 2)))
 	mustFail(t, forge(flatFile, func(b []byte) { put64(b, 80, 3) }), ErrCorrupt, "untrained with partitions")
+	// A flat file may not be version 7.
+	mustFail(t, forge(flatFile, func(b []byte) { put32(b, 8, 7) }), ErrCorrupt, "flat version 7")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -39,7 +40,9 @@ var metadata = []byte("writer=astral " + Version + "\n")
 // finishes first, and so does an auto index's background switch to a
 // graph (order.go).
 func (x *Index) Save(w io.Writer) error {
-	_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
+	x.saves.mu.Lock()
+	defer x.saves.mu.Unlock()
+	_, _, err := x.save(func(int64) (io.Writer, error) { return w, nil }, false)
 	return err
 }
 
@@ -48,12 +51,14 @@ func (x *Index) Save(w io.Writer) error {
 // length needed with an error wrapping ErrBufferTooSmall (the index may
 // grow before the next call: retry with room to spare).
 func (x *Index) SaveBuffer(buf []byte) (int, error) {
-	n, err := x.save(func(size int64) (io.Writer, error) {
+	x.saves.mu.Lock()
+	defer x.saves.mu.Unlock()
+	n, _, err := x.save(func(size int64) (io.Writer, error) {
 		if size > int64(len(buf)) {
 			return nil, errorf(ErrBufferTooSmall, "the index file takes %d bytes, the buffer holds %d", size, len(buf))
 		}
 		return file.SliceWriter(buf[:size]), nil
-	})
+	}, false)
 	return int(n), err
 }
 
@@ -67,11 +72,25 @@ func (x *Index) SaveBuffer(buf []byte) (int, error) {
 // (a new file gets 0644); a symbolic link, directory, FIFO, socket or
 // device at path is refused and left alone. Failures of the file system,
 // and such refusals, wrap ErrIO.
+//
+// A trained IVF index saved again to the file it last saved to or opened,
+// unchanged since, appends what changed instead (docs/FORMAT.md,
+// "Appending saves"): the slots each partition gained, a new directory
+// and header, as crash-safe as the whole write; a process that maps the
+// file keeps reading what it read. Once half the file would be dead, or
+// anything else changed the file, the save writes it whole as above.
+// Stats().LastSaveBytes says what the last save wrote.
 func (x *Index) SaveFile(path string) error {
 	mode, err := file.SaveTarget(path)
 	if err != nil {
 		return err
 	}
+	x.saves.mu.Lock()
+	defer x.saves.mu.Unlock()
+	if done, err := x.saveAppending(path); done {
+		return err
+	}
+	x.saves.file = nil
 	recheck := func() error {
 		if _, err := file.SaveTarget(path); err != nil {
 			return err
@@ -81,10 +100,20 @@ func (x *Index) SaveFile(path string) error {
 		}
 		return nil
 	}
-	return file.WriteFile(path, mode, recheck, func(w io.Writer) error {
-		_, err := x.save(func(int64) (io.Writer, error) { return w, nil })
+	var h *file.Header
+	var size int64
+	err = file.WriteFile(path, mode, recheck, func(w io.Writer) error {
+		var err error
+		size, h, err = x.save(func(int64) (io.Writer, error) { return w, nil }, true)
 		return err
 	})
+	if err == nil && h != nil && h.Slotted() {
+		// The next save to path may append: remember the file as written.
+		if fi, serr := os.Stat(path); serr == nil && fi.Size() == size {
+			x.saves.file = &savedFile{path: path, info: fi, size: size, generation: h.Generation, header: h.Encode()}
+		}
+	}
+	return err
 }
 
 // mapping is a file OpenFile mapped; the index reads its sections in place
@@ -100,14 +129,22 @@ func bigEndian() error {
 	return fmt.Errorf("astral: index files on a big-endian host: %w", errors.ErrUnsupported)
 }
 
-// save writes the index through the writer open returns once the file's
-// length is known, and returns that length.
-func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err error) {
+// save writes the index whole through the writer open returns once the
+// file's length is known, and returns that length and the header written.
+// toFile: SaveFile's temporary file, which a later save may append to.
+// Hold saves.mu.
+func (x *Index) save(open func(size int64) (io.Writer, error), toFile bool) (size int64, h *file.Header, err error) {
+	defer func() {
+		if err == nil {
+			x.saves.bytes.Store(size)
+			x.saves.appended.Store(false)
+		}
+	}()
 	if x.faults.mapped.Load() {
 		defer x.endGuard(debug.SetPanicOnFault(true), &err)
 	}
 	if err := bigEndian(); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	// Writers wait; queries go on. writeMu also fixes which structure is
 	// live: the switch to a graph takes it.
@@ -115,19 +152,23 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 	defer x.writeMu.Unlock()
 	x.settle() // the same calls, the same bytes: no race with background work
 	if err := x.Verify(); err != nil {
-		return 0, err // a damaged file would be saved with fresh checksums
+		return 0, nil, err // a damaged file would be saved with fresh checksums
 	}
 	if s, ok := x.live.(*ivfStructure); ok {
 		if s.ix == nil {
-			return x.saveFlat(s.buf, open)
+			size, err = x.saveFlat(s.buf, open)
+			return size, nil, err
 		}
-		if size, err = x.saveIVF(s, open); err == nil {
+		if size, h, err = x.saveIVF(s, open); err == nil {
 			// The dirty set is what changed since the last save.
 			x.mu.Lock()
 			s.ix.MarkClean()
+			if toFile {
+				s.ix.MarkSaved()
+			}
 			x.mu.Unlock()
 		}
-		return size, err
+		return size, h, err
 	}
 	if g, ok := x.live.(graphStructure); ok {
 		err := g.View(func(v *hnsw.View) error {
@@ -135,15 +176,22 @@ func (x *Index) save(open func(size int64) (io.Writer, error)) (size int64, err 
 			size, err = x.saveGraph(g.Graph, v, open)
 			return err
 		})
-		return size, err
+		return size, nil, err
 	}
-	return x.saveFlat(x.live.(flatStructure).Index, open)
+	size, err = x.saveFlat(x.live.(flatStructure).Index, open)
+	return size, nil, err
 }
 
 // newHeader fills the fields every file has.
 func (x *Index) newHeader(structure Kind) *file.Header {
 	c := x.cfg
-	h := &file.Header{Version: FormatVersion, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
+	// Only a trained IVF index needs version 7's segments; the others
+	// keep writing version 6, which older readers read.
+	version := uint32(ivfVersion)
+	if structure == KindIVF {
+		version = segmentVersion
+	}
+	h := &file.Header{Version: version, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
 		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),
 		EfConstruction: uint32(c.EfConstruction), EfSearch: uint32(x.efSearch.Load()), FlatLimit: uint64(c.FlatLimitBytes),
 		Entry: hnsw.NoEntry, Rerank: uint8(c.Rerank), RerankFactor: uint32(c.RerankFactor)}
@@ -203,58 +251,6 @@ func (x *Index) saveFlat(f *flat.Index, open func(int64) (io.Writer, error)) (in
 	h.Count, h.Slots = uint64(len(p.IDs)), uint64(len(p.IDs))
 	parts := flatSections(p, x.adjust, secIDs, secRecords, secAdjust, secScales)
 	parts = x.tail(append(parts, x.attrSections(h, p.Tags, p.Owners, p.Times, p.Imps)...))
-	return file.Write(h, parts, x.rt.checksummers(), open)
-}
-
-// saveIVF writes a trained IVF index: its centroids, each partition's
-// size, then its slots as a flat file's sections (partition after
-// partition, deleted slots included) with the tombstones. Hold writeMu.
-func (x *Index) saveIVF(s *ivfStructure, open func(int64) (io.Writer, error)) (int64, error) {
-	ps := s.ix.Parts()
-	h := x.newHeader(KindIVF)
-	nl := len(ps.Partitions)
-	dir := make([]uint32, 0, 2*nl)
-	slots := 0
-	for _, p := range ps.Partitions {
-		dir = append(dir, uint32(len(p.IDs)), uint32(len(p.Tombstones)))
-		slots += len(p.IDs)
-	}
-	h.Count, h.Slots = uint64(s.ix.Len()), uint64(slots)
-	h.UpperWords, h.Entry = uint64(nl), uint64(int64(ps.SplitAt))
-	ids, tags, owners := make([]uint64, 0, slots), make([]uint64, 0, slots), make([]uint64, 0, slots)
-	times, imps := make([]int64, 0, slots), make([]float32, 0, slots)
-	var adj, scales []float32
-	var dead []uint32
-	for _, p := range ps.Partitions {
-		at := len(times)
-		times, imps = append(times, p.Times...), append(imps, p.Imps...)
-		for _, d := range p.Tombstones {
-			times[at+int(d)], imps[at+int(d)] = 0, 0 // as before the columns: a dead slot's are 0
-		}
-		ids = append(ids, p.IDs...)
-		tags, owners = append(tags, p.Tags...), append(owners, p.Owners...)
-		adj, scales = append(adj, p.Adjust...), append(scales, p.Scales...)
-		dead = append(dead, p.Tombstones...)
-	}
-	records := func(each func([]byte)) {
-		for _, p := range ps.Partitions {
-			each(p.Records)
-		}
-	}
-	parts := []file.Part{
-		{Kind: secCentroids, Bytes: file.BytesOf(ps.Centroids)},
-		{Kind: secPartitions, Bytes: file.BytesOf(dir)},
-		{Kind: secIDs, Bytes: file.BytesOf(ids)},
-		{Kind: secRecords, Length: uint64(slots) * uint64(h.Stride), Pieces: records},
-	}
-	if x.adjust != score.AdjustNone {
-		parts = append(parts, file.Part{Kind: secAdjust, Bytes: file.BytesOf(adj)})
-	}
-	if x.adjust == score.AdjustScaleSubtract {
-		parts = append(parts, file.Part{Kind: secScales, Bytes: file.BytesOf(scales)})
-	}
-	parts = append(parts, file.Part{Kind: secTombstones, Bytes: file.BytesOf(dead)})
-	parts = x.tail(append(parts, x.attrSections(h, tags, owners, times, imps)...))
 	return file.Write(h, parts, x.rt.checksummers(), open)
 }
 
@@ -335,14 +331,18 @@ func decodeBytes(rt *Runtime, b []byte, alias, later bool) (*Index, func() error
 	if err := fileFormat.CheckCRCs(rt.checksummers(), h, bufs, mode.leaves); err != nil {
 		return nil, nil, err
 	}
-	return assemble(rt, h, bufs, mode)
+	x, check, err := assemble(rt, h, bufs, mode)
+	if err == nil && h.Slotted() && alias {
+		x.saves.loaded = h
+	}
+	return x, check, err
 }
 
 // bulk reports the sections VerifyInBackground leaves unread: those as
 // large as the records, which no search needs whole to be safe (any bits
 // of a record score; the graph's links are checked as they are read).
 func bulk(k file.Kind) bool {
-	return k == secLevel0 || k == secRecords || k == secRerankRecords
+	return k == secLevel0 || k == secRecords || k == secRerankRecords || k == secIVFSegment
 }
 
 // Load reads an index file from r: the header, then each section into
@@ -460,6 +460,18 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 			later = bulkCRCs
 		}
 		return x, later, nil
+	}
+	if Kind(h.Structure) == KindIVF && h.Slotted() {
+		var segs [][]byte
+		for i, s := range h.Sections {
+			if s.Kind == secIVFSegment {
+				segs = append(segs, bufs[i])
+			}
+		}
+		if err := x.assembleSegments(h, sec, segs); err != nil {
+			return nil, nil, err
+		}
+		return flatDone()
 	}
 	if Kind(h.Structure) == KindIVF {
 		if err := x.assembleIVF(h, sec, tags, owners, times, imps); err != nil {
@@ -658,6 +670,11 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, file.Errorf(ErrIO, "%v", err)
+	}
 	m, err := file.Map(f, path)
 	f.Close()
 	if err != nil {
@@ -667,6 +684,10 @@ func OpenFile(rt *Runtime, path string, opts ...OpenOption) (*Index, error) {
 	if err != nil {
 		m.Release()
 		return nil, fmt.Errorf("%w (file %s)", err, path)
+	}
+	if h := x.saves.loaded; h != nil {
+		// A save to path may append to what was opened.
+		x.saves.file = &savedFile{path: path, info: fi, size: int64(len(m.Data)), generation: h.Generation, header: h.Encode()}
 	}
 	if m.Mapped() {
 		x.mapped = m

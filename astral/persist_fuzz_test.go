@@ -57,8 +57,14 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"ivf-untrained": saved(t, testIndex(t, nil, KindIVF, Dot, 6, 4, WithIVF(2, 1))),
 		"ivf-bad-partitions": forge(ivfFile, func(b []byte) {
 			h, _ := decodeHeader(b[:binary.LittleEndian.Uint32(b[16:])])
-			put32(b, int(h.Find(secPartitions).Offset), 3)
+			put32(b, int(h.Find(secIVFDirectory).Offset), 3)
 		}),
+		// Version 7: an IVF file after appending saves (two slots, two
+		// segments), and one with a torn slot 0.
+		"ivf-appended":      appendedIVF(t),
+		"ivf-appended-torn": flipped(appendedIVF(t), 130),
+		// Version 6 as main wrote IVF files before the segments.
+		"ivf-version-6": readFixture(t, "testdata/v6-ivf.astral"),
 	}
 	return seeds
 }

@@ -34,6 +34,9 @@ type partition struct {
 	dead   []uint64  // tombstone bits by slot; nil or all zero when ndead == 0
 	ndead  int
 	dirty  bool // changed since MarkClean
+	// saved: slots [0, saved) are as MarkSaved left them (ids, records,
+	// attributes); a save may keep their bytes and write only the rest.
+	saved int
 	// noSplitBelow: a split found the records alike; retry past this size.
 	noSplitBelow int
 	// borrowed: the slices alias parts given to FromParts (perhaps a
@@ -275,6 +278,7 @@ func (x *Index) keep(pi int, keep func(s int) bool) {
 	clear(p.dead)
 	p.ndead = 0
 	p.dirty = true
+	p.saved = 0
 }
 
 // SetTags changes a stored record's tags; false if id is not stored.
@@ -286,9 +290,15 @@ func (x *Index) SetTags(id, tags uint64) bool {
 			p.grow(x, 0)
 		}
 		p.tags[s] = tags
-		p.dirty = true
+		p.touch(s)
 	}
 	return ok
+}
+
+// touch records that slot s changed in place.
+func (p *partition) touch(s int) {
+	p.dirty = true
+	p.saved = min(p.saved, s)
 }
 
 // Build trains an index on the records (Stride bytes each, slot order)

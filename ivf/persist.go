@@ -28,6 +28,9 @@ type PartitionParts struct {
 	Imps  []float32
 	// Dirty: the partition changed since MarkClean (FromParts ignores it).
 	Dirty bool
+	// Saved: slots [0, Saved) are unchanged since MarkSaved (ids, records,
+	// attributes; not the tombstones), so a save may keep them.
+	Saved int
 }
 
 // Parts is an index's storage as a file holds it: the centroids (NList ×
@@ -55,7 +58,7 @@ func (x *Index) Parts() Parts {
 	for i, p := range x.parts {
 		n := p.slots()
 		pp := PartitionParts{Records: p.slab[:n*x.stride], IDs: p.ids, Adjust: p.bias, Scales: p.scale,
-			Tags: p.tags, Owners: p.owners, Times: p.times, Imps: p.imps, Dirty: p.dirty}
+			Tags: p.tags, Owners: p.owners, Times: p.times, Imps: p.imps, Dirty: p.dirty, Saved: p.saved}
 		if p.ndead > 0 {
 			pp.Tombstones = make([]uint32, 0, p.ndead)
 			for s := 0; s < n; s++ {
@@ -80,12 +83,21 @@ func (x *Index) Dirty() (parts []int, centroids bool) {
 	return parts, x.centsDirty
 }
 
-// MarkClean records that every piece has been saved.
+// MarkClean records that every piece has been saved: Dirty is empty.
 func (x *Index) MarkClean() {
 	for _, p := range x.parts {
 		p.dirty = false
 	}
 	x.centsDirty = false
+}
+
+// MarkSaved records that a file holds every slot as it is now: each
+// partition's Saved becomes its slots. (A save to a file a later save may
+// append to calls it; a save elsewhere only MarkClean.)
+func (x *Index) MarkSaved() {
+	for _, p := range x.parts {
+		p.saved = p.slots()
+	}
 }
 
 // FromParts returns an index over ps with cfg (its NList the trained
@@ -164,7 +176,7 @@ func (x *Index) partitionFrom(pp *PartitionParts) (*partition, error) {
 	case len(pp.Tombstones) > n:
 		return nil, fmt.Errorf("%w: %d tombstones for %d records", ErrCorrupt, len(pp.Tombstones), n)
 	}
-	p := &partition{borrowed: true}
+	p := &partition{borrowed: true, saved: n}
 	p.slab = pp.Records[:len(pp.Records):len(pp.Records)]
 	p.ids = pp.IDs[:n:n]
 	p.tags, p.owners = column(pp.Tags, n), column(pp.Owners, n)

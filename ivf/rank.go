@@ -131,7 +131,7 @@ func (x *Index) SetTime(id uint64, t int64) bool {
 	if ok {
 		p := x.own(pi)
 		p.times[s], p.newest = t, max(p.newest, t)
-		p.dirty = true
+		p.touch(s)
 	}
 	return ok
 }
@@ -143,7 +143,7 @@ func (x *Index) SetImportance(id uint64, v float32) bool {
 	if ok {
 		p := x.own(pi)
 		p.imps[s], p.most = v, max(p.most, v)
-		p.dirty = true
+		p.touch(s)
 	}
 	return ok
 }

@@ -8,19 +8,25 @@
 package file
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Version is the format version this library writes; it reads
 // OldestVersion to Version. Version 2 added the storage kinds besides
 // E5M2, the scales section and the rerank copy; version 3 the records'
 // attributes (tags, owners, payloads); version 4 the tag names; version 5
-// the records' times and importances; version 6 the IVF structure. An
-// older file is a newer one without what was added since.
+// the records' times and importances; version 6 the IVF structure;
+// version 7 two header slots with a generation, sections anywhere after
+// them and repeatable kinds (appending saves). An older file is a newer
+// one without what was added since.
 const (
-	Version       = 6
+	Version       = 7
 	OldestVersion = 1
+	// SlotVersion is the first version with two header slots.
+	SlotVersion = 7
 )
 
 const (
@@ -43,6 +49,15 @@ const (
 	// maxSectionLen and maxMetadataLen bound what a header may declare.
 	maxSectionLen  = 1 << 44
 	maxMetadataLen = 64 << 10
+	// SlotSize is the room of each of a version-7 file's two header
+	// slots (at 0 and SlotSize); its sections start at DataStart.
+	SlotSize  = 4096
+	DataStart = 2 * SlotSize
+	// extLen is version 7's header extension after the fixed part: the
+	// generation and the engine's extent count, then 16 reserved bytes.
+	extLen = 32
+	// maxSlotSections bounds a version-7 table (it fits a slot).
+	maxSlotSections = (SlotSize - HeaderLen - extLen) / SectionEntryLen
 )
 
 // Kind names a section; numbered once, never reused. The container owns
@@ -88,7 +103,26 @@ type Header struct {
 	RerankFactor                uint32
 	PayloadBytes                uint64 // version 3: the length of the payloads section, 0 for none
 	TagNameBytes                uint32 // version 4: the length of the tag-names section, 0 for none
-	Sections                    []Section
+	// Version 7: Generation orders the two header slots (the larger is
+	// current; a full write has 1), Extents is the engine's (an IVF
+	// file's partition extents).
+	Generation, Extents uint64
+	// Slot is the version-7 slot the header was read from (0 or 1); not
+	// written.
+	Slot     int
+	Sections []Section
+}
+
+// Slotted reports whether h is a version-7 header: two slots, sections
+// anywhere after them.
+func (h *Header) Slotted() bool { return h.Version >= SlotVersion }
+
+// fixedLen is the header's length before its section table.
+func (h *Header) fixedLen() int {
+	if h.Slotted() {
+		return HeaderLen + extLen
+	}
+	return HeaderLen
 }
 
 // Format is what the container needs from the engine to read a header:
@@ -107,6 +141,9 @@ type Format struct {
 	// Needs returns the sections h's structure needs, with their lengths:
 	// a file holds each of them and no other but optional ones.
 	Needs func(h *Header) map[Kind]uint64
+	// Repeated names the kinds a version-7 file may hold several times,
+	// of any length: the engine checks them.
+	Repeated map[Kind]bool
 }
 
 // Name is k's name: "metadata", the engine's name, or "unknown-N".
@@ -125,8 +162,17 @@ func (f *Format) structureName(h *Header) string { return f.Structures[h.Structu
 // AlignUp rounds n up to the sections' alignment.
 func AlignUp(n uint64) uint64 { return (n + Align - 1) &^ (Align - 1) }
 
-// FileLen is the length of the whole file the header describes.
+// FileLen is the length of the whole file the header describes: for
+// version 7 the end of its last section (a longer file holds an
+// interrupted append's bytes after it).
 func (h *Header) FileLen() uint64 {
+	if h.Slotted() {
+		end := uint64(DataStart)
+		for _, s := range h.Sections {
+			end = max(end, AlignUp(s.Offset+s.Length))
+		}
+		return end
+	}
 	end := AlignUp(uint64(h.HeaderLen))
 	if n := len(h.Sections); n > 0 {
 		end = AlignUp(h.Sections[n-1].Offset + h.Sections[n-1].Length)
@@ -147,7 +193,8 @@ func (h *Header) Find(k Kind) *Section {
 // Encode lays the header and its section table out, CRC included.
 func (h *Header) Encode() []byte {
 	le := binary.LittleEndian
-	b := make([]byte, HeaderLen+SectionEntryLen*len(h.Sections))
+	fixed := h.fixedLen()
+	b := make([]byte, fixed+SectionEntryLen*len(h.Sections))
 	copy(b, magic)
 	le.PutUint32(b[8:], h.Version)
 	le.PutUint32(b[12:], EndianMark)
@@ -171,8 +218,12 @@ func (h *Header) Encode() []byte {
 	le.PutUint32(b[108:], h.RerankFactor)
 	le.PutUint64(b[112:], h.PayloadBytes)
 	le.PutUint32(b[120:], h.TagNameBytes)
+	if h.Slotted() {
+		le.PutUint64(b[HeaderLen:], h.Generation)
+		le.PutUint64(b[HeaderLen+8:], h.Extents)
+	}
 	for i, s := range h.Sections {
-		e := b[HeaderLen+i*SectionEntryLen:]
+		e := b[fixed+i*SectionEntryLen:]
 		le.PutUint32(e[0:], uint32(s.Kind))
 		le.PutUint32(e[4:], s.Flags)
 		le.PutUint64(e[8:], s.Offset)
@@ -194,8 +245,11 @@ func HeaderCRC(b []byte) uint32 {
 // layout assigns the sections' offsets: each aligned, right after the
 // previous one.
 func (h *Header) layout() {
-	h.HeaderLen = uint32(HeaderLen + SectionEntryLen*len(h.Sections))
+	h.HeaderLen = uint32(h.fixedLen() + SectionEntryLen*len(h.Sections))
 	off := AlignUp(uint64(h.HeaderLen))
+	if h.Slotted() {
+		off = DataStart
+	}
 	for i := range h.Sections {
 		h.Sections[i].Offset = off
 		off = AlignUp(off + h.Sections[i].Length)
@@ -238,8 +292,23 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 		return nil, Errorf(ErrVersion, "index file format version %d: this library (%s) reads versions %d to %d", h.Version, f.Library, OldestVersion, Version)
 	}
 	nsec := le.Uint32(b[20:])
-	if nsec > maxSections || len(b) != HeaderLen+SectionEntryLen*int(nsec) {
-		return nil, Errorf(ErrCorrupt, "%d sections in a %d-byte header (at most %d sections of %d bytes after %d)", nsec, len(b), maxSections, SectionEntryLen, HeaderLen)
+	fixed, most := h.fixedLen(), uint32(maxSections)
+	if h.Slotted() {
+		most = maxSlotSections
+	}
+	if nsec > most || len(b) != fixed+SectionEntryLen*int(nsec) {
+		return nil, Errorf(ErrCorrupt, "%d sections in a %d-byte header (at most %d sections of %d bytes after %d)", nsec, len(b), most, SectionEntryLen, fixed)
+	}
+	if h.Slotted() {
+		h.Generation, h.Extents = le.Uint64(b[HeaderLen:]), le.Uint64(b[HeaderLen+8:])
+		for _, c := range b[HeaderLen+16 : HeaderLen+extLen] {
+			if c != 0 {
+				return nil, Errorf(ErrCorrupt, "reserved header bytes 144..159 are not zero")
+			}
+		}
+		if h.Generation == 0 {
+			return nil, Errorf(ErrCorrupt, "header generation 0")
+		}
 	}
 	h.Dim = le.Uint32(b[24:])
 	h.Metric, h.Kind, h.Structure, h.Storage = b[28], b[29], b[30], b[31]
@@ -270,7 +339,7 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 	off := AlignUp(uint64(len(b)))
 	seen := map[Kind]bool{}
 	for i := range int(nsec) {
-		e := b[HeaderLen+i*SectionEntryLen:]
+		e := b[fixed+i*SectionEntryLen:]
 		s := Section{Kind: Kind(le.Uint32(e)), Flags: le.Uint32(e[4:]), Offset: le.Uint64(e[8:]),
 			Length: le.Uint64(e[16:]), CRC: le.Uint32(e[24:])}
 		switch {
@@ -279,16 +348,23 @@ func (f *Format) DecodeHeader(b []byte) (*Header, error) {
 		case s.Flags&Optional != 0 && s.Kind != KindMetadata && f.Names[s.Kind] != "":
 			// Only a kind this reader does not know may be skipped.
 			return nil, Errorf(ErrCorrupt, "section %d (%v): a required kind marked optional", i, f.Name(s.Kind))
-		case seen[s.Kind]:
+		case seen[s.Kind] && !(h.Slotted() && f.Repeated[s.Kind]):
 			return nil, Errorf(ErrCorrupt, "section %v appears twice", f.Name(s.Kind))
-		case s.Offset != off:
-			return nil, Errorf(ErrCorrupt, "section %d (%v) at offset %d, want %d (64-byte aligned, right after the previous one)", i, f.Name(s.Kind), s.Offset, off)
 		case s.Length > maxSectionLen:
 			return nil, Errorf(ErrCorrupt, "section %d (%v): absurd length %d", i, f.Name(s.Kind), s.Length)
+		case h.Slotted() && (s.Offset%Align != 0 || s.Offset < DataStart || s.Offset > maxSectionLen<<4):
+			return nil, Errorf(ErrCorrupt, "section %d (%v) at offset %d: want a multiple of %d from %d", i, f.Name(s.Kind), s.Offset, Align, DataStart)
+		case !h.Slotted() && s.Offset != off:
+			return nil, Errorf(ErrCorrupt, "section %d (%v) at offset %d, want %d (64-byte aligned, right after the previous one)", i, f.Name(s.Kind), s.Offset, off)
 		}
 		seen[s.Kind] = true
 		off = AlignUp(s.Offset + s.Length)
 		h.Sections = append(h.Sections, s)
+	}
+	if h.Slotted() {
+		if err := f.checkOverlap(h); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.checkSections(h); err != nil {
 		return nil, err
@@ -303,6 +379,7 @@ func (f *Format) checkSections(h *Header) error {
 	for _, s := range h.Sections {
 		n, needed := want[s.Kind]
 		switch {
+		case h.Slotted() && f.Repeated[s.Kind]:
 		case needed:
 			if s.Length != n {
 				return Errorf(ErrCorrupt, "section %v is %d bytes, the header's counts make %d", f.Name(s.Kind), s.Length, n)
@@ -327,4 +404,30 @@ func (f *Format) checkSections(h *Header) error {
 		return Errorf(ErrCorrupt, "section %v is missing", f.Name(missing))
 	}
 	return nil
+}
+
+// checkOverlap checks that no two of a version-7 file's sections share
+// a byte (padding to the alignment included).
+func (f *Format) checkOverlap(h *Header) error {
+	order := make([]Section, len(h.Sections))
+	copy(order, h.Sections)
+	slices.SortFunc(order, func(a, b Section) int { return cmp.Compare(a.Offset, b.Offset) })
+	end := uint64(DataStart)
+	for _, s := range order {
+		if s.Offset < end {
+			return Errorf(ErrCorrupt, "section %v at offset %d overlaps the one before it (which ends at %d)", f.Name(s.Kind), s.Offset, end)
+		}
+		end = AlignUp(s.Offset + s.Length)
+	}
+	return nil
+}
+
+// ByOffset returns h's sections' indexes in file order.
+func (h *Header) ByOffset() []int {
+	order := make([]int, len(h.Sections))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(h.Sections[a].Offset, h.Sections[b].Offset) })
+	return order
 }

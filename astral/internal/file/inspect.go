@@ -9,7 +9,11 @@ import (
 
 // Info is what Inspect finds in a file.
 type Info struct {
-	Size      int64 // the file's length in bytes
+	Size int64 // the file's length in bytes
+	// Dead is, in a version-7 file, the bytes no section of the current
+	// table holds (older tables' sections, the other header slot, an
+	// interrupted append's tail); 0 before version 7.
+	Dead      int64
 	Header    *Header
 	HeaderCRC uint32
 	Sections  []SectionInfo
@@ -47,23 +51,21 @@ func (f *Format) Inspect(path string) (*Info, error) {
 		return nil, Errorf(ErrIO, "%v", err)
 	}
 	size := fi.Size()
-	var fixed [HeaderLen]byte
-	if _, err := fd.ReadAt(fixed[:], 0); err != nil {
-		return nil, readError(err, "the header")
-	}
-	hl, err := Prefix(fixed[:])
+	h, hb, err := f.readHeader(io.NewSectionReader(fd, 0, size))
 	if err != nil {
 		return nil, err
 	}
-	hb := make([]byte, hl)
-	if _, err := fd.ReadAt(hb, 0); err != nil {
-		return nil, readError(err, "the header")
-	}
-	h, err := f.DecodeHeader(hb)
-	if err != nil {
-		return nil, err
+	if h.Slotted() {
+		at := h.Slot * SlotSize // the current slot's bytes, for its CRC
+		hb = hb[at : at+int(h.HeaderLen)]
 	}
 	info := &Info{Size: size, Header: h, HeaderCRC: HeaderCRC(hb)}
+	if h.Slotted() {
+		info.Dead = size - SlotSize
+		for _, s := range h.Sections {
+			info.Dead -= int64(AlignUp(s.Length))
+		}
+	}
 	var first error
 	note := func(err error) {
 		if first == nil {
@@ -72,7 +74,7 @@ func (f *Format) Inspect(path string) (*Info, error) {
 	}
 	if want := h.FileLen(); uint64(size) < want {
 		note(Errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", size, want))
-	} else if uint64(size) > want {
+	} else if uint64(size) > want && !h.Slotted() {
 		note(Errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(size)-want, want))
 	}
 	buf := make([]byte, 1<<20)

@@ -21,17 +21,23 @@ func (f *Format) FromBytes(b []byte, alias bool) (*Header, [][]byte, error) {
 		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
 	}
 	h, err := f.DecodeHeader(b[:hl])
-	if err != nil {
-		return nil, nil, err
+	if err != nil || h.Slotted() {
+		if h, err = f.PickSlot(b[:min(len(b), DataStart)], h, err); err != nil {
+			return nil, nil, err
+		}
 	}
 	if size := h.FileLen(); uint64(len(b)) != size {
 		if uint64(len(b)) < size {
 			return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, the header describes %d", len(b), size)
 		}
-		return nil, nil, Errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
+		if !h.Slotted() {
+			return nil, nil, Errorf(ErrCorrupt, "%d bytes after the end the header describes (%d bytes)", uint64(len(b))-size, size)
+		}
 	}
-	if err := zeroPadding(b[hl:AlignUp(uint64(hl))], "the header"); err != nil {
-		return nil, nil, err
+	if !h.Slotted() {
+		if err := zeroPadding(b[hl:AlignUp(uint64(hl))], "the header"); err != nil {
+			return nil, nil, err
+		}
 	}
 	bufs := make([][]byte, len(h.Sections))
 	for i, s := range h.Sections {
@@ -45,6 +51,90 @@ func (f *Format) FromBytes(b []byte, alias bool) (*Header, [][]byte, error) {
 		}
 	}
 	return h, bufs, nil
+}
+
+// PickSlot returns the current header of a version-7 file whose first
+// bytes (up to DataStart) are b, given what slot 0 decoded to (h0, err0):
+// of the two slots that decode, the one of the larger generation. A slot
+// a crash tore fails its checksum and is passed over; when neither
+// decodes, slot 0's error is returned.
+func (f *Format) PickSlot(b []byte, h0 *Header, err0 error) (*Header, error) {
+	if err0 == nil && !h0.Slotted() {
+		return h0, nil
+	}
+	if len(b) < DataStart {
+		if err0 != nil {
+			return nil, err0
+		}
+		return nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than a version-%d file's %d header bytes", len(b), h0.Version, DataStart)
+	}
+	h1, err1 := f.decodeSlot(b[SlotSize:DataStart])
+	if err1 == nil && !h1.Slotted() {
+		err1 = Errorf(ErrCorrupt, "header slot 1 holds a version-%d header", h1.Version)
+	}
+	switch {
+	case err0 != nil && err1 != nil:
+		return nil, err0
+	case err0 != nil:
+		h1.Slot = 1
+		return h1, nil
+	case err1 != nil || h0.Generation > h1.Generation:
+		return h0, nil
+	case h0.Generation == h1.Generation:
+		return nil, Errorf(ErrCorrupt, "both header slots hold generation %d", h0.Generation)
+	}
+	h1.Slot = 1
+	return h1, nil
+}
+
+// decodeSlot decodes the header at the start of b.
+func (f *Format) decodeSlot(b []byte) (*Header, error) {
+	hl, err := Prefix(b)
+	if err != nil {
+		return nil, err
+	}
+	if hl > len(b) {
+		return nil, Errorf(ErrCorrupt, "header length %d past its slot", hl)
+	}
+	return f.DecodeHeader(b[:hl])
+}
+
+// ReadSlots reads a file's current header from r, positioned at the
+// file's start, and returns it with the bytes read so far.
+func (f *Format) readHeader(r io.Reader) (*Header, []byte, error) {
+	var fixed [HeaderLen]byte
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return nil, nil, readError(err, "the header")
+	}
+	got := fixed[:]
+	hl, err := Prefix(fixed[:])
+	var h *Header
+	if err == nil {
+		hb := make([]byte, hl)
+		copy(hb, fixed[:])
+		if _, err := io.ReadFull(r, hb[HeaderLen:]); err != nil {
+			return nil, nil, readError(err, "the header")
+		}
+		got = hb
+		h, err = f.DecodeHeader(hb)
+		if err == nil && !h.Slotted() {
+			return h, got, nil
+		}
+	}
+	// Version 7, or a header that does not decode: perhaps a torn slot 0.
+	if len(got) < DataStart {
+		more := make([]byte, DataStart)
+		copy(more, got)
+		if _, rerr := io.ReadFull(r, more[len(got):]); rerr != nil {
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, readError(rerr, "the header slots")
+		}
+		got = more
+	}
+	h, err = f.PickSlot(got, h, err)
+	return h, got, err
 }
 
 func zeroPadding(p []byte, after string) error {
@@ -82,23 +172,11 @@ func (f *Format) CheckCRCs(w Workers, h *Header, bufs [][]byte, skip func(Kind) 
 // otherwise each section grows as it is read. A short stream gives
 // ErrCorrupt; another read failure ErrIO.
 func (f *Format) Read(r io.Reader) (*Header, [][]byte, error) {
-	var fixed [HeaderLen]byte
-	if _, err := io.ReadFull(r, fixed[:]); err != nil {
-		return nil, nil, readError(err, "the header")
-	}
-	hl, err := Prefix(fixed[:])
+	h, hb, err := f.readHeader(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	hb := make([]byte, hl)
-	copy(hb, fixed[:])
-	if _, err := io.ReadFull(r, hb[HeaderLen:]); err != nil {
-		return nil, nil, readError(err, "the header")
-	}
-	h, err := f.DecodeHeader(hb)
-	if err != nil {
-		return nil, nil, err
-	}
+	hl := len(hb)
 	size := h.FileLen()
 	left, sized := remaining(r)
 	if sized && uint64(left) < size-uint64(hl) {
@@ -108,16 +186,34 @@ func (f *Format) Read(r io.Reader) (*Header, [][]byte, error) {
 	bufs := make([][]byte, len(h.Sections))
 	crcs := make([]uint32, len(h.Sections))
 	var pad [Align]byte
+	// skip reads up to offset to: the zero padding after the previous
+	// section (or a version-6 header), then, in a version-7 file, bytes
+	// this table does not name (the other header slot, an older table's
+	// sections), dropped.
 	skip := func(to uint64, after string) error {
-		p := pad[:to-pos]
+		padEnd := AlignUp(pos)
+		if h.Slotted() && after == "the header" {
+			padEnd = pos
+		}
+		p := pad[:padEnd-pos]
 		if _, err := io.ReadFull(r, p); err != nil {
 			return readError(err, "padding after "+after)
 		}
+		if err := zeroPadding(p, after); err != nil {
+			return err
+		}
+		pos = padEnd
+		if to > pos {
+			if _, err := io.CopyN(io.Discard, r, int64(to-pos)); err != nil {
+				return readError(err, "bytes before a section")
+			}
+		}
 		pos = to
-		return zeroPadding(p, after)
+		return nil
 	}
 	after := "the header"
-	for i, s := range h.Sections {
+	for _, i := range h.ByOffset() {
+		s := h.Sections[i]
 		if err := skip(s.Offset, after); err != nil {
 			return nil, nil, err
 		}

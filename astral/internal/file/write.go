@@ -17,11 +17,15 @@ type Part struct {
 	Bytes  []byte
 	Length uint64
 	Pieces func(each func([]byte))
+	// Keep, for Appender.Append only: the section is already in the file,
+	// here; nothing is written.
+	Keep *Section
 }
 
 // Write checksums the parts (Bytes on w's workers), lays out h with them
 // as its sections and writes the file through the writer open returns
-// once the file's length is known. It returns that length.
+// once the file's length is known. It returns that length. A version-7
+// header goes into slot 0 with generation 1, slot 1 is left zero.
 func Write(h *Header, parts []Part, w Workers, open func(size int64) (io.Writer, error)) (int64, error) {
 	var whole [][]byte
 	var at []int
@@ -41,6 +45,9 @@ func Write(h *Header, parts []Part, w Workers, open func(size int64) (io.Writer,
 		h.Sections[at[i]].CRC = c
 	}
 	h.layout()
+	if h.Slotted() {
+		h.Generation = 1
+	}
 	out, err := open(int64(h.FileLen()))
 	if err != nil {
 		return int64(h.FileLen()), err
@@ -48,6 +55,12 @@ func Write(h *Header, parts []Part, w Workers, open func(size int64) (io.Writer,
 	fw := &fileWriter{w: out}
 	fw.write(h.Encode())
 	fw.pad()
+	if h.Slotted() {
+		// Slot 1 starts empty (zero): the next appending save fills it.
+		for fw.off < DataStart && fw.err == nil {
+			fw.write(zeros[:])
+		}
+	}
 	for _, p := range parts {
 		if p.Pieces != nil {
 			p.Pieces(fw.write)
@@ -192,4 +205,136 @@ func (c *chunkWriter) Flush() error {
 	_, err := c.w.Write(c.buf)
 	c.buf = c.buf[:0]
 	return err
+}
+
+// An Appender adds sections to a version-7 file in place and then swaps
+// its table: the crash-safe save that writes only what changed.
+type Appender struct {
+	f      *os.File
+	format *Format
+	// Header is the file's current header, Size its length, Info its
+	// identity when opened.
+	Header *Header
+	Size   int64
+	Info   os.FileInfo
+}
+
+// OpenAppend opens the version-7 file at path for Append. Failures of the
+// file system wrap ErrIO; a file that is not a version-7 file, or whose
+// header does not decode, gives the reader's error.
+func (f *Format) OpenAppend(path string) (*Appender, error) {
+	fd, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, Errorf(ErrIO, "%v", err)
+	}
+	a := &Appender{f: fd, format: f}
+	if a.Info, err = fd.Stat(); err != nil {
+		fd.Close()
+		return nil, Errorf(ErrIO, "%v", err)
+	}
+	if !a.Info.Mode().IsRegular() {
+		fd.Close()
+		return nil, notRegular(path, a.Info.Mode(), "append to")
+	}
+	a.Size = a.Info.Size()
+	if a.Header, _, err = f.readHeader(io.NewSectionReader(fd, 0, a.Size)); err != nil {
+		fd.Close()
+		return nil, err
+	}
+	if !a.Header.Slotted() {
+		fd.Close()
+		return nil, Errorf(ErrVersion, "a version-%d file cannot be appended to", a.Header.Version)
+	}
+	return a, nil
+}
+
+// Close closes the file.
+func (a *Appender) Close() error { return a.f.Close() }
+
+// ReadSection reads section s of the file and checks its checksum.
+func (a *Appender) ReadSection(s Section) ([]byte, error) {
+	if s.Offset+s.Length > uint64(a.Size) {
+		return nil, Errorf(ErrCorrupt, "truncated in section %v", a.format.Name(s.Kind))
+	}
+	b := alignedBytes(int(s.Length), int(s.Length))
+	if _, err := a.f.ReadAt(b, int64(s.Offset)); err != nil {
+		return nil, readError(err, "section "+a.format.Name(s.Kind))
+	}
+	if c := update(0, b); c != s.CRC {
+		return nil, a.format.CRCError(s, c)
+	}
+	return b, nil
+}
+
+// Append writes the parts that are not kept after the file's end, each
+// aligned and checksummed, syncs them, then writes h (its generation the
+// current one's plus one; its table the parts in order) into the header
+// slot that does not hold the current header, and syncs again. A crash
+// at any moment leaves the old table or the new one current, whole: the
+// appended bytes are on disk before the new slot names them, and a torn
+// slot fails its checksum, so a reader takes the other. Nothing a reader
+// of the old table reads is written. It returns the bytes written.
+func (a *Appender) Append(h *Header, parts []Part, w Workers) (int64, error) {
+	if len(parts) > maxSlotSections {
+		return 0, Errorf(ErrCorrupt, "%d sections: a table holds at most %d", len(parts), maxSlotSections)
+	}
+	start := AlignUp(max(uint64(a.Size), a.Header.FileLen()))
+	var whole [][]byte
+	var at []int
+	h.Sections = make([]Section, len(parts))
+	off := start
+	for i, p := range parts {
+		s := &h.Sections[i]
+		if p.Keep != nil {
+			*s = *p.Keep
+			continue
+		}
+		s.Kind, s.Flags, s.Offset = p.Kind, p.Flags, off
+		if p.Pieces != nil {
+			s.Length = p.Length
+			p.Pieces(func(b []byte) { s.CRC = update(s.CRC, b) })
+		} else {
+			s.Length = uint64(len(p.Bytes))
+			whole, at = append(whole, p.Bytes), append(at, i)
+		}
+		off = AlignUp(off + s.Length)
+	}
+	for i, c := range Checksums(w, whole) {
+		h.Sections[at[i]].CRC = c
+	}
+	h.HeaderLen = uint32(h.fixedLen() + SectionEntryLen*len(parts))
+	h.Generation = a.Header.Generation + 1
+	cw := &chunkWriter{w: io.NewOffsetWriter(a.f, int64(start)), buf: make([]byte, 0, saveChunk)}
+	fw := &fileWriter{w: cw, off: start}
+	for _, p := range parts {
+		if p.Keep != nil {
+			continue
+		}
+		if p.Pieces != nil {
+			p.Pieces(fw.write)
+		} else {
+			fw.write(p.Bytes)
+		}
+		fw.pad()
+	}
+	if fw.err != nil {
+		return 0, fw.err
+	}
+	if err := cw.Flush(); err != nil {
+		return 0, Errorf(ErrIO, "appending: %v", err)
+	}
+	if err := a.f.Sync(); err != nil {
+		return 0, Errorf(ErrIO, "syncing: %v", err)
+	}
+	slot := make([]byte, SlotSize)
+	copy(slot, h.Encode())
+	h.Slot = 1 - a.Header.Slot
+	if _, err := a.f.WriteAt(slot, int64(h.Slot*SlotSize)); err != nil {
+		return 0, Errorf(ErrIO, "writing the header: %v", err)
+	}
+	if err := a.f.Sync(); err != nil {
+		return 0, Errorf(ErrIO, "syncing the header: %v", err)
+	}
+	a.Header, a.Size = h, max(a.Size, int64(off))
+	return int64(off-start) + SlotSize, nil
 }
