@@ -100,6 +100,32 @@ func TestIVFPersistThroughC(t *testing.T) {
 	require.Equal(t, statusOK, addVectors(mapped, []uint64{n + 5}, fresh), lastError())
 	got, _ := query(mapped, fresh, 1, 1)
 	require.Equal(t, uint64(n+5), got[0].ID)
+
+	// Saved back to the file it was loaded from: appended, a fraction of it.
+	bytes, appended, st := lastSave(mapped, false)
+	require.Equal(t, statusOK, st)
+	require.Zero(t, bytes)
+	require.False(t, appended)
+	require.Equal(t, statusOK, saveFile(mapped, path), lastError())
+	bytes, appended, st = lastSave(mapped, false)
+	require.Equal(t, statusOK, st)
+	require.True(t, appended)
+	require.Positive(t, bytes)
+	require.Less(t, bytes, uint64(len(file))/4)
+	again, st := loadFile(path)
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(again)
+	got, _ = query(again, fresh, 1, 1)
+	require.Equal(t, uint64(n+5), got[0].ID)
+	// A whole save: appended 0, its bytes the file's.
+	require.Equal(t, statusOK, saveFile(h, path), lastError())
+	bytes, appended, _ = lastSave(h, false)
+	require.False(t, appended)
+	require.Equal(t, uint64(len(file)), bytes)
+	_, _, st = lastSave(h, true)
+	requireFails(t, stInvalid, st, "astral_index_last_save", "NULL")
+	_, _, st = lastSave(1<<40, false)
+	require.Equal(t, stStale, st)
 }
 
 // TestIVFNProbeAndStatsThroughC: AstralQueryOptions' nprobe overrides the

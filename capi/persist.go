@@ -30,6 +30,31 @@ func astral_index_save(index C.AstralIndex, path *C.char) (st C.AstralStatus) {
 	return statusOK
 }
 
+//export astral_index_last_save
+func astral_index_last_save(index C.AstralIndex, outBytes *C.uint64_t, outAppended *C.int) (st C.AstralStatus) {
+	const fn = "astral_index_last_save"
+	defer recoverStatus(fn, &st, enterFP())
+	if outBytes != nil {
+		*outBytes = 0
+	}
+	if outAppended != nil {
+		*outAppended = 0
+	}
+	e, st := lookup(fn, index)
+	if st != statusOK {
+		return st
+	}
+	if outBytes == nil || outAppended == nil {
+		return fail(fn, C.ASTRAL_E_INVALID_ARGUMENT, "out_bytes or out_appended is NULL")
+	}
+	s := e.x.SaveStats()
+	*outBytes = C.uint64_t(s.Bytes)
+	if s.Appended {
+		*outAppended = 1
+	}
+	return statusOK
+}
+
 // bufferArgs checks what the entry points that fill a host's buffer share:
 // *outSize is 0 until they succeed, the handle, out_size, and a buffer
 // (named name) given whenever capacity is.

@@ -32,6 +32,18 @@ func saveBuffer(h uint64, capacity int) ([]byte, int, status) {
 	return out, int(size), st
 }
 
+// lastSave is astral_index_last_save's answer; nilArgs passes NULL
+// pointers.
+func lastSave(h uint64, nilArgs bool) (uint64, bool, status) {
+	var bytes C.uint64_t
+	var appended C.int = 7
+	if nilArgs {
+		return 0, false, astral_index_last_save(C.AstralIndex(h), nil, &appended)
+	}
+	st := astral_index_last_save(C.AstralIndex(h), &bytes, &appended)
+	return uint64(bytes), appended == 1, st
+}
+
 func loadFile(path string) (uint64, status) {
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))

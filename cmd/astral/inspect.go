@@ -80,6 +80,10 @@ read is printed. It has no flags besides -h.`,
 func printInfo(path string, in *astral.FileInfo) {
 	fmt.Fprintf(stdout, "file       %s (%d bytes)\n", path, in.Size)
 	fmt.Fprintf(stdout, "format     version %d, little-endian, header %d bytes, header CRC-32C %#08x ok\n", in.Version, in.HeaderLen, in.HeaderCRC)
+	if in.Generation != 0 {
+		fmt.Fprintf(stdout, "appends    generation %d (1: written whole; one more per appending save), %d dead bytes (%.1f%% of the file)\n",
+			in.Generation, in.DeadBytes, 100*float64(in.DeadBytes)/float64(max(in.Size, 1)))
+	}
 	fmt.Fprintf(stdout, "index      %v (configured %v), dimension %d, %v, %v, %d bytes per record\n",
 		in.Structure, in.Kind, in.Dim, in.Metric, in.Storage, in.Stride)
 	if in.Rerank != 0 {

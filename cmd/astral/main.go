@@ -21,6 +21,7 @@ commands:
   bench     measure recall and latency on a fixture, .fvecs files or a saved index
   fixture   export a fixture as .fvecs (base and queries)
   build     build an index from a fixture or .fvecs and save it as an index file
+  add       add vectors to an index file and save it again (an IVF file is appended to)
   inspect   print an index file's header, sections, checksums and stats; verify it
   query     query a saved index with vectors from .fvecs; print ids and scores
   version   print the version
@@ -32,6 +33,7 @@ var commands = map[string]func([]string) error{
 	"bench":   runBench,
 	"fixture": runFixture,
 	"build":   runBuild,
+	"add":     runAdd,
 	"inspect": runInspect,
 	"query":   runQuery,
 }

@@ -312,11 +312,26 @@ static void test_arguments(void) {
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_from_memory(NULL, 10, &out), "data is NULL");
     CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_load_from_memory(small, sizeof small, NULL), "out_index");
     CHECK_FAIL(ASTRAL_E_CORRUPT, astral_index_load_from_memory(NULL, 0, &out), "truncated");
+    {
+        uint64_t bytes = 9;
+        int appended = 9;
+        CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_last_save(h, NULL, &appended), "NULL");
+        CHECK(appended == 0);
+        CHECK_FAIL(ASTRAL_E_INVALID_ARGUMENT, astral_index_last_save(h, &bytes, NULL), "NULL");
+        CHECK(bytes == 0);
+        CHECK_OK(astral_index_last_save(h, &bytes, &appended));
+        CHECK(bytes == 0 && appended == 0); /* no save yet */
+    }
 
     CHECK_OK(astral_index_destroy(h));
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_save(h, "x.idx"), "stale");
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_save_to_buffer(h, NULL, 0, &size), "stale");
     CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_verify(h), "stale");
+    {
+        uint64_t bytes;
+        int appended;
+        CHECK_FAIL(ASTRAL_E_STALE_HANDLE, astral_index_last_save(h, &bytes, &appended), "stale");
+    }
 }
 
 static void test_not_initialized(void) {
@@ -328,6 +343,13 @@ static void test_not_initialized(void) {
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_load_ex("x.idx", ASTRAL_LOAD_VERIFY_IN_BACKGROUND, &out),
                "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_verify(((AstralIndex)1 << 32) | 1), "astral_init");
+    {
+        uint64_t bytes = 1;
+        int appended = 1;
+        CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_last_save(((AstralIndex)1 << 32) | 1, &bytes, &appended),
+                   "astral_init");
+        CHECK(bytes == 0 && appended == 0);
+    }
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_load_from_memory(buf, sizeof buf, &out), "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED, astral_index_save(((AstralIndex)1 << 32) | 1, "x.idx"), "astral_init");
     CHECK_FAIL(ASTRAL_E_NOT_INITIALIZED,

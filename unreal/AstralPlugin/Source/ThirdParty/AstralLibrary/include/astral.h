@@ -736,6 +736,18 @@ ASTRAL_API AstralStatus astral_index_save(AstralIndex index, const char *path);
 ASTRAL_API AstralStatus astral_index_save_to_buffer(AstralIndex index, void *buf, size_t capacity,
                                                     size_t *out_size);
 
+/* What the index's last successful save (astral_index_save or
+ * astral_index_save_to_buffer) wrote: *out_bytes its bytes (0 before any
+ * save) and *out_appended 1 when astral_index_save appended to the file
+ * instead of writing it whole. A trained IVF index saved again to the file
+ * it was last saved to or loaded from, unchanged since, appends the slots
+ * its partitions gained, a new directory and header, as crash-safe as the
+ * whole write; once half the file would be dead it writes the file whole
+ * (docs/FORMAT.md, "Appending saves"). Both are 0 on failure.
+ * Statuses: OK; INVALID_ARGUMENT (out_bytes or out_appended NULL);
+ * STALE_HANDLE; NOT_INITIALIZED. Thread-safe. */
+ASTRAL_API AstralStatus astral_index_last_save(AstralIndex index, uint64_t *out_bytes, int *out_appended);
+
 /* Loads the index file at path by mapping it read-only: a large index is
  * ready in milliseconds, with no rebuild and no copy, and shares the page
  * cache with other processes. The first add or remove copies it into the
