@@ -564,7 +564,7 @@ func (x *Index) saveAppending(path string) (done bool, err error) {
 	for _, p := range head {
 		parts = append(parts, keep(p))
 	}
-	parts = append(parts, file.Part{Kind: secIVFDirectory, Bytes: db})
+	parts = append(parts, keep(file.Part{Kind: secIVFDirectory, Bytes: db}))
 	parts = append(parts, segParts...)
 	for _, p := range rest {
 		parts = append(parts, keep(p))
