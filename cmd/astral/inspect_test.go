@@ -77,6 +77,15 @@ func TestBuildInspectIVF(t *testing.T) {
 	require.Equal(t, n, x.Len())
 	require.Equal(t, 1, x.Config().NProbe)
 	require.NoError(t, x.Close())
+	// astral add appends to the file; inspect shows the generation.
+	out = run(runAdd, "--index-file", path, "--data", "random", "--n", "20", "--threads", "0")
+	require.Contains(t, out, fmt.Sprintf("added 20 vectors (ids %d to %d)", 1<<32, 1<<32+19))
+	require.Contains(t, out, ": appended, ")
+	out = run(runInspect, path)
+	require.Contains(t, out, "appends    generation 2")
+	require.Contains(t, out, fmt.Sprintf("ivf        2 partitions, %d records", n+20))
+	require.Error(t, runAdd([]string{"--index-file", path, "--data", "random", "--n", "20"}), "the same ids again")
+	require.Error(t, runAdd([]string{"--data", "random"}), "no --index-file")
 	small := filepath.Join(dir, "small.idx")
 	out = run(runBuild, "--data", "random", "--n", "50", "--dim", "8", "--index", "ivf", "--nlist", "8", "--out", small)
 	require.Contains(t, out, "not trained")
@@ -106,5 +115,5 @@ func TestInspectTagNames(t *testing.T) {
 	require.NoError(t, runInspect([]string{path}))
 	require.Contains(t, buf.String(), "tag-names")
 	require.Contains(t, buf.String(), `tag names  0 "Threat", 12 "Quest.Main"`)
-	require.Contains(t, buf.String(), fmt.Sprintf("format     version %d", astral.FormatVersion))
+	require.Contains(t, buf.String(), "format     version 6") // flat files stay version 6
 }
