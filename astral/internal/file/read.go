@@ -13,14 +13,15 @@ func (f *Format) FromBytes(b []byte, alias bool) (*Header, [][]byte, error) {
 	if len(b) < HeaderLen {
 		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), HeaderLen)
 	}
+	var h *Header
 	hl, err := Prefix(b)
-	if err != nil {
-		return nil, nil, err
+	if err == nil && len(b) < hl {
+		err = Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
 	}
-	if len(b) < hl {
-		return nil, nil, Errorf(ErrCorrupt, "truncated: %d bytes, less than the %d-byte header", len(b), hl)
+	if err == nil {
+		h, err = f.DecodeHeader(b[:hl])
 	}
-	h, err := f.DecodeHeader(b[:hl])
+	// A version-7 file, or slot 0 torn: the slots decide.
 	if err != nil || h.Slotted() {
 		if h, err = f.PickSlot(b[:min(len(b), DataStart)], h, err); err != nil {
 			return nil, nil, err
