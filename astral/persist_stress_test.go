@@ -2,14 +2,18 @@ package astral
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	container "github.com/astral-engine/astral/astral/internal/file"
 	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
@@ -174,6 +178,8 @@ func stress(t *testing.T, kind Kind) {
 	// Two savers save without pause; each keeps a uniform sample of its
 	// snapshots (a reservoir) for the checks.
 	const keep = 25
+	path := filepath.Join(t.TempDir(), "stress.idx")
+	var maxGen atomic.Uint64 // the largest header generation saver 1's file had
 	var snaps []snapshot
 	var swg sync.WaitGroup
 	var smu sync.Mutex
@@ -194,7 +200,26 @@ func stress(t *testing.T, kind Kind) {
 					s.before[i] = int(w.done.Load())
 				}
 				var b bytes.Buffer
-				if err := x.Save(&b); err != nil {
+				var err error
+				if si == 1 {
+					// Saver 1 saves to a file, again and again: an IVF
+					// index appends to it.
+					if err = x.SaveFile(path); err == nil {
+						var f []byte
+						f, err = os.ReadFile(path)
+						b.Write(f)
+						if len(f) > container.DataStart && binary.LittleEndian.Uint32(f[8:]) == container.SlotVersion {
+							for _, g := range []uint64{binary.LittleEndian.Uint64(f[128:]), binary.LittleEndian.Uint64(f[container.SlotSize+128:])} {
+								if g > maxGen.Load() {
+									maxGen.Store(g)
+								}
+							}
+						}
+					}
+				} else {
+					err = x.Save(&b)
+				}
+				if err != nil {
 					report(fmt.Errorf("save: %v", err))
 					return
 				}
@@ -213,6 +238,11 @@ func stress(t *testing.T, kind Kind) {
 	}
 
 	wg.Wait()
+	defer func() {
+		if kind == KindIVF {
+			require.Greater(t, maxGen.Load(), uint64(1), "saver 1 never appended")
+		}
+	}()
 	stop.Store(true)
 	qwg.Wait()
 	swg.Wait()
