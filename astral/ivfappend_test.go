@@ -216,6 +216,8 @@ func TestIVFAppendingSaveCompacts(t *testing.T) {
 // (issue 21's bar, at test scale; docs/IVF.md has the 1M measurement).
 func TestIVFAppendingSaveBytes(t *testing.T) {
 	testsize.SkipUnderRace(t, "50,000 records")
+	testsize.SkipNoAsm(t, "the bytes a save writes do not depend on the kernels; training 50,000 records without them takes minutes")
+	testsize.SkipEmulated(t, "the bytes a save writes do not depend on the kernels")
 	n, dim := sized(50000, 10000), 64
 	r := rand.New(rand.NewPCG(3, 4))
 	x, err := NewIndex(nil, WithDim(dim), WithKind(KindIVF), WithIVF(256, 8))
