@@ -436,6 +436,11 @@ func TestCorruptImportances(t *testing.T) {
 		h, err := decodeHeader(file[:binary.LittleEndian.Uint32(file[16:])])
 		require.NoError(t, err)
 		sec := h.Find(secImportances)
+		if kind == KindIVF && h.Version >= 7 {
+			// Its importances are in its segments: TestCorruptIVF forges them.
+			require.Nil(t, sec)
+			continue
+		}
 		require.NotNil(t, sec)
 		require.EqualValues(t, h.Slots*4, sec.Length)
 		require.NotNil(t, h.Find(secTimes))
