@@ -54,14 +54,15 @@ func appendedIVF(t testing.TB) []byte {
 	return b
 }
 
-// mutate makes round r's changes to x: adds, removes, a retag and a new
-// time, reaching a few partitions.
+// mutate makes round r's changes to x: adds, removes, a retag, a new
+// time and a new importance, reaching a few partitions.
 func mutate(t testing.TB, x *Index, s *scoped, r int) {
 	rng := rand.New(rand.NewPCG(uint64(r), 99))
 	require.NoError(t, x.Add(seqIDs(100000+100*r, 10), randomVectors(rng, 10, s.dim)))
 	require.NoError(t, x.Remove(s.ids[20+3*r], uint64(100000+100*r+4)))
 	require.NoError(t, x.SetTags(s.ids[21+3*r:22+3*r], []uint64{9}))
 	require.NoError(t, x.Touch(s.ids[22+3*r:23+3*r], int64(1000+r)))
+	require.NoError(t, x.SetImportance(s.ids[23+3*r:24+3*r], float32(r)+0.5))
 	x.Wait()
 }
 
