@@ -312,17 +312,7 @@ func (x *Index) assembleSegments(h *file.Header, sec func(file.Kind) []byte, seg
 		}
 		ps.Partitions[i] = pp
 	}
-	s := x.newIVF()
-	ix, err := s.mk()
-	if err != nil {
-		return errorf(ErrCorrupt, "options: %v", err)
-	}
-	if err := ivf.FromParts(ix, ps); err != nil {
-		return errorf(ErrCorrupt, "%v", err)
-	}
-	s.ix, s.buf = ix, nil
-	x.live = s
-	return nil
+	return x.liveIVF(ps)
 }
 
 // ivfSlots are the slots [from, to) of a partition as a segment holds

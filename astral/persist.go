@@ -600,6 +600,12 @@ func (x *Index) assembleIVF(h *file.Header, sec func(file.Kind) []byte, tags, ow
 		return errorf(ErrCorrupt, "the partitions hold %d slots and %d tombstones, the header says %d and %d",
 			at, deadAt, h.Slots, len(dead))
 	}
+	return x.liveIVF(ps)
+}
+
+// liveIVF makes the IVF index over a file's partitions ps the live
+// structure; a refusal is the file's corruption.
+func (x *Index) liveIVF(ps ivf.Parts) error {
 	s := x.newIVF()
 	ix, err := s.mk()
 	if err != nil {
