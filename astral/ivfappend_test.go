@@ -279,6 +279,7 @@ func TestKillDuringAppendingSave(t *testing.T) {
 	}
 	testsize.SkipNoAsm(t, "crash safety is the file code's, not the kernels'")
 	testsize.SkipEmulated(t, "qemu-user cannot re-execute the test binary")
+	testsize.SkipUnderRace(t, "a killed child has no race to report; the plain run kills 100 appending saves")
 	x := testIndex(t, nil, KindIVF, Dot, 3000, 16, WithIVF(8, 2), withIVFTrainAt(1500))
 	start := saved(t, x)
 	states := map[string]int{string(start): 0}
