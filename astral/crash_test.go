@@ -65,24 +65,9 @@ func TestKillDuringSave(t *testing.T) {
 		first := round % 3 // the path starts out holding one of the three
 		require.NoError(t, os.WriteFile(path, files[first], 0o644))
 
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringSave$", "-test.count=1")
 		order := []string{path, srcs[(first+1)%3], srcs[(first+2)%3], srcs[first]}
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join(order, string(os.PathListSeparator)))
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-			// Run as an emulated binary (qemu-user): it cannot exec itself.
-			t.Skipf("cannot re-execute the test binary here: %v", err)
-		} else {
-			require.NoError(t, err)
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		require.NoError(t, err, "round %d: child did not start", round)
-		require.Equal(t, "ready\n", line)
-		time.Sleep(time.Duration(r.Int64N(int64(25 * time.Millisecond))))
-		require.NoError(t, cmd.Process.Kill())
-		cmd.Wait()
+		killChild(t, "TestKillDuringSave", crashChildEnv+"="+strings.Join(order, string(os.PathListSeparator)),
+			time.Duration(r.Int64N(int64(25*time.Millisecond))), round)
 
 		got, err := os.ReadFile(path)
 		require.NoError(t, err, "round %d", round)
@@ -131,4 +116,27 @@ func crashChild(t *testing.T) {
 	for i := 0; time.Now().Before(deadline); i++ {
 		require.NoError(t, xs[i%len(xs)].SaveFile(path))
 	}
+}
+
+// killChild runs the test binary's test in a child with env set, waits
+// for its "ready" line, lets it run for delay and kills it (SIGKILL). It
+// skips the test where the binary cannot run itself (qemu-user).
+func killChild(t *testing.T, test, env string, delay time.Duration, round int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("cannot re-execute the test binary here: %v", err)
+	} else {
+		require.NoError(t, err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "round %d: child did not start", round)
+	require.Equal(t, "ready\n", line)
+	time.Sleep(delay)
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
 }

@@ -1,17 +1,13 @@
 package astral
 
 import (
-	"bufio"
 	"encoding/binary"
-	"errors"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -293,22 +289,7 @@ func TestKillDuringAppendingSave(t *testing.T) {
 	var seen [batches + 1]int
 	for round := range sized(100, 20) {
 		require.NoError(t, os.WriteFile(path, start, 0o644))
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringAppendingSave$", "-test.count=1")
-		cmd.Env = append(os.Environ(), appendChildEnv+"="+path)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-			t.Skipf("cannot re-execute the test binary here: %v", err)
-		} else {
-			require.NoError(t, err)
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		require.NoError(t, err, "round %d: child did not start", round)
-		require.Equal(t, "ready\n", line)
-		time.Sleep(time.Duration(r.Int64N(int64(40 * time.Millisecond))))
-		require.NoError(t, cmd.Process.Kill())
-		cmd.Wait()
+		killChild(t, "TestKillDuringAppendingSave", appendChildEnv+"="+path, time.Duration(r.Int64N(int64(40*time.Millisecond))), round)
 		file := mustRead(t, path)
 		var which []int
 		for _, l := range loaders {
