@@ -50,7 +50,7 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 func TestHelp(t *testing.T) {
 	testsize.SkipUnderRace(t, "static help text, one child process per command; the plain run checks it")
 	flagLine := regexp.MustCompile(`^  --([a-z-]+) `)
-	for _, name := range []string{"bench", "fixture", "build", "inspect", "query"} {
+	for _, name := range []string{"bench", "fixture", "build", "inspect", "query", "plot"} {
 		code, out, errOut := runCLI(t, t.TempDir(), name, "-h")
 		require.Equal(t, 0, code, name)
 		require.Empty(t, errOut, name)
@@ -70,7 +70,11 @@ func TestHelp(t *testing.T) {
 			require.False(t, strings.HasPrefix(desc, "e.g."), "%s --%s has no description", name, m[1])
 			require.True(t, strings.HasPrefix(example, "e.g. --"+m[1]+" "), "%s --%s: example %q", name, m[1], example)
 		}
-		if name != "inspect" {
+		switch name {
+		case "inspect":
+		case "plot":
+			require.Equal(t, 1, flags, name)
+		default:
 			require.Greater(t, flags, 3, name)
 		}
 		code, out2, _ := runCLI(t, t.TempDir(), name, "--help")

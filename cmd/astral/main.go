@@ -6,6 +6,7 @@
 //	astral build   --data random --index hnsw --out memories.idx
 //	astral inspect memories.idx
 //	astral query   --index-file memories.idx --queries query.fvecs --k 5
+//	astral plot    --out curve.png hnsw.json ivf.json
 package main
 
 import (
@@ -24,6 +25,7 @@ commands:
   add       add vectors to an index file and save it again (an IVF file is appended to)
   inspect   print an index file's header, sections, checksums and stats; verify it
   query     query a saved index with vectors from .fvecs; print ids and scores
+  plot      draw the recall-latency curves of one or more bench --json reports
   version   print the version
 
 Run 'astral <command> -h' for what a command does and its flags.
@@ -36,6 +38,7 @@ var commands = map[string]func([]string) error{
 	"add":     runAdd,
 	"inspect": runInspect,
 	"query":   runQuery,
+	"plot":    runPlot,
 }
 
 func main() {

@@ -46,6 +46,9 @@ func (c *curve) label() string {
 	if s == "hnsw" {
 		s = "HNSW"
 	}
+	if s == "ivf" {
+		s = "IVF"
+	}
 	s += " " + c.storage
 	if c.rerank > 0 {
 		s += fmt.Sprintf(" + %s rerank ×%d", c.rerankStorage, c.rerank)
@@ -62,13 +65,14 @@ func (c *curve) label() string {
 	return s + fmt.Sprintf(", %d workers + caller", c.threads)
 }
 
-// curves groups the unfiltered one-query-per-call rows, in the order they
-// came.
+// curves groups the plain one-query-per-call rows (no filter, ranking,
+// budget or post-filter), in the order they came. A point's label is its
+// ef (HNSW) or nprobe (IVF).
 func curves(rep *benchReport) []*curve {
 	var out []*curve
 	for _, r := range rep.Rows {
-		if r.Batch != 1 || r.Filter != "" {
-			continue // the curves are of unfiltered search, one query per call
+		if r.Batch != 1 || r.Filter != "" || r.Rank != "" || r.BudgetUs != 0 || r.Postfilter != 0 {
+			continue
 		}
 		i := slices.IndexFunc(out, func(c *curve) bool {
 			return c.index == r.Index && c.storage == r.Storage && c.rerank == r.Rerank && c.rerankStorage == r.RerankStorage && c.threads == r.Threads
@@ -78,7 +82,7 @@ func curves(rep *benchReport) []*curve {
 			i = len(out) - 1
 		}
 		out[i].pts = append(out[i].pts, plotter.XY{X: r.P50us, Y: r.RecallAtK})
-		out[i].efs = append(out[i].efs, r.Ef)
+		out[i].efs = append(out[i].efs, max(r.Ef, r.NProbe))
 	}
 	return out
 }
@@ -142,7 +146,7 @@ func recallPlot(rep *benchReport) (*plot.Plot, *plot.Legend, []string, error) {
 	minX, maxX, minY := math.Inf(1), 0.0, 1.0
 	colors := map[string]int{}
 	threadStyles := map[int]int{}
-	efNote := false
+	efNote, probeNote := false, false
 	for _, c := range cs {
 		for _, pt := range c.pts {
 			minX, maxX, minY = min(minX, pt.X), max(maxX, pt.X), min(minY, pt.Y)
@@ -202,11 +206,20 @@ func recallPlot(rep *benchReport) (*plot.Plot, *plot.Legend, []string, error) {
 		p.Add(line, points, efLabels)
 		legend.Add(c.label(), line, points)
 		entries = append(entries, c.label())
-		efNote = true
+		if c.index == "ivf" {
+			probeNote = true
+		} else {
+			efNote = true
+		}
 	}
-	if efNote {
-		legend.Add("numbers beside HNSW points: ef")
-		entries = append(entries, "numbers beside HNSW points: ef")
+	for _, n := range []struct {
+		on   bool
+		text string
+	}{{efNote, "numbers beside HNSW points: ef"}, {probeNote, "numbers beside IVF points: nprobe"}} {
+		if n.on {
+			legend.Add(n.text)
+			entries = append(entries, n.text)
+		}
 	}
 	// Recall is 0 to 1: show from a little under the lowest point to 1.
 	p.Y.Min, p.Y.Max = max(0, math.Floor(minY*10-0.5)/10), 1

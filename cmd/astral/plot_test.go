@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -132,4 +133,56 @@ func TestRecallTicks(t *testing.T) {
 		}
 	}
 	require.Equal(t, "0.80 0.85 0.90 0.95 1.00", strings.Join(labels, " "))
+}
+
+// TestPlotCommand: astral plot merges the reports of one dataset (an HNSW
+// run and an IVF run) into one plot, labels IVF points by nprobe, leaves
+// out ranked and budgeted rows, and refuses reports of other datasets.
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, rep *benchReport) string {
+		b, err := json.Marshal(rep)
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+		return path
+	}
+	hnswRep := plotReport()
+	ivfRep := plotReport()
+	ivfRep.Rows = []benchRow{
+		{Index: "flat", Storage: "e5m2", Batch: 1, P50us: 900, RecallAtK: 0.91},
+		{Index: "ivf", Storage: "e5m2", Batch: 1, NProbe: 8, P50us: 60, RecallAtK: 0.8},
+		{Index: "ivf", Storage: "e5m2", Batch: 1, NProbe: 32, P50us: 200, RecallAtK: 0.9},
+		{Index: "ivf", Storage: "e5m2", Batch: 1, NProbe: 32, P50us: 260, RecallAtK: 0.95, Rank: "1:1:1:1000"},
+		{Index: "ivf", Storage: "e5m2", Batch: 1, NProbe: 32, P50us: 100, RecallAtK: 0.5, BudgetUs: 100},
+	}
+	a, b := write("hnsw.json", hnswRep), write("ivf.json", ivfRep)
+
+	merged, err := mergeReports([]string{a, b})
+	require.NoError(t, err)
+	cs := curves(merged)
+	last := cs[len(cs)-1]
+	require.Equal(t, "IVF e5m2, serial", last.label())
+	require.Equal(t, []int{8, 32}, last.efs, "nprobe labels; ranked and budgeted rows left out")
+	_, _, entries, err := recallPlot(merged)
+	require.NoError(t, err)
+	require.Equal(t, []string{"numbers beside HNSW points: ef", "numbers beside IVF points: nprobe"}, entries[len(entries)-2:])
+
+	out := filepath.Join(dir, "both.svg")
+	code, stdoutText, errOut := runCLI(t, dir, "plot", "--out", out, a, b)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdoutText, "from 2 reports")
+	svg, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "<svg")
+
+	other := plotReport()
+	other.Dataset.N = 1000000
+	c := write("other.json", other)
+	code, _, errOut = runCLI(t, dir, "plot", "--out", out, a, c)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "a plot compares one dataset")
+	code, _, errOut = runCLI(t, dir, "plot", a)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--out is required")
 }
