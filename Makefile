@@ -91,10 +91,12 @@ test-race:
 # Pure Go everywhere: the reference kernels and the fallback for other CPUs.
 # -short sizes the engine's tests for pure-Go kernels, and tests no kernel
 # can change skip (testsize.SkipNoAsm); the kernels' own tests keep their
-# full sweeps. `make test-long` runs the full sizes.
+# full sweeps. The C ABI and the CLI (capi, cmd/astral) call the engine
+# whatever its kernels, so they run here only in `make test-long`, which
+# also runs the full sizes.
 test-noasm:
 	$(GO) test -count=1 -timeout 20m -tags noasm ./kernel/
-	$(GO) test -count=1 -short -timeout 20m -tags noasm $$($(GO) list ./... | grep -v '/kernel$$')
+	$(GO) test -count=1 -short -timeout 20m -tags noasm $$($(GO) list ./... | grep -v -e '/kernel$$' -e '/capi$$' -e '/cmd/astral$$')
 
 # The full sizes, outside `make test` and CI: ASTRAL_TEST_LONG=1 for the
 # sizes even the plain run cannot afford (testsize.Long), the slow

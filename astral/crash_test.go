@@ -39,7 +39,7 @@ func TestKillDuringSave(t *testing.T) {
 	// Before building its indexes: under qemu-user the binary cannot exec
 	// itself, which the check below finds only after them.
 	testsize.SkipEmulated(t, "crash safety is the file code's (write, fsync, rename), not the kernels'; qemu-user cannot re-execute the test binary")
-	rounds := sized(200, 30)
+	rounds := sized(100, 30)
 	dir := t.TempDir()
 	// Indexes of different kinds and sizes, so a torn file could not pass
 	// for another.

@@ -51,7 +51,7 @@ func TestSaveDeterministic(t *testing.T) {
 	// background work more chances to finish at other moments. Under qemu
 	// one round (3 workers against serial): the timing-dependent rounds are
 	// the native runs' job, this proves the arm64 kernels' graphs save alike.
-	rounds := sized(12, 2)
+	rounds := sized(6, 2)
 	if testsize.Emulated() {
 		rounds = 1
 	}

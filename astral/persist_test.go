@@ -409,7 +409,7 @@ func TestCorruptTruncated(t *testing.T) {
 	testsize.SkipNoAsm(t, "length checks are kernel-independent; internal/crc32c tests its pure-Go CRC under noasm")
 	for name, file := range smallFiles(t) {
 		t.Run(name, func(t *testing.T) {
-			step := sized(1, 7)
+			step := sized(3, 7)
 			for n := 0; n < len(file); n += step {
 				for _, l := range loaders[:3] {
 					_, err := l.load(t, nil, file[:n])
@@ -475,7 +475,7 @@ func TestCorruptBitFlipEverySection(t *testing.T) {
 				// the stride shows every region is under a checksum, the
 				// flip in the middle below covers regions shorter than it,
 				// and make test-long flips every bit.
-				step := sized(3, 11)
+				step := sized(7, 13)
 				if testsize.Long() {
 					step = 1
 				}

@@ -32,18 +32,18 @@ func storageName(s, r Storage) string {
 // bits and order for 0 to 3 workers and for batch and single queries.
 func TestStorageSameResultsEveryThreadCountAndBatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
-	dim, n, nq := 384, sized(3000, 900), sized(12, 5)
+	dim, n, nq := 384, sized(2000, 900), sized(12, 5)
 	vecs := randomVectors(r, n, dim)
 	qs := randomVectors(r, nq, dim)
 	for ci, c := range storageCases {
 		for ki, kind := range []Kind{KindFlat, KindHNSW, KindIVF} {
 			// Graphs are smaller: building them is most of this test's cost
-			// (a third of the astral package's CPU time at 3,000, minutes in
-			// pure Go or under qemu), and 1,500 or even 400 nodes still take
-			// three levels and a parallel build, which the thread counts vary.
+			// (minutes in pure Go or under qemu), and 1,000 or even 400
+			// nodes still take three levels and a parallel build, which
+			// the thread counts vary.
 			n := n
 			if kind == KindHNSW {
-				n = sized(1500, 400)
+				n = sized(1000, 400)
 			}
 			if kind != KindFlat && testsize.Reduced() {
 				// Under -race, noasm and qemu the graphs and partitions
