@@ -108,8 +108,9 @@ func headerConfig(h *file.Header) Config {
 	c := Config{Dim: int(h.Dim), Metric: Metric(h.Metric), Kind: Kind(h.Kind), Storage: Storage(h.Storage),
 		FlatLimitBytes: int64(h.FlatLimit), M: int(h.M), EfConstruction: int(h.EfConstruction), EfSearch: int(h.EfSearch),
 		Rerank: Storage(h.Rerank), RerankFactor: int(h.RerankFactor)}
-	if c.Kind == KindIVF {
-		// An IVF index has no graph: the graph's fields hold its settings.
+	if c.Kind == KindIVF || Kind(h.Structure) == KindIVF {
+		// An IVF index (or an auto index grown into one) has no graph:
+		// the graph's fields hold its settings.
 		c.NList, c.NProbe, c.IVFSeed = int(h.BlockWords), int(h.GraphFlags), h.Seed
 	}
 	return c
@@ -159,8 +160,10 @@ func checkFields(h *file.Header) error {
 	switch {
 	case structure != KindFlat && structure != KindHNSW && structure != KindIVF:
 		return errorf(ErrCorrupt, "unknown stored structure %d", structure)
-	case structure == KindIVF && c.Kind != KindIVF:
+	case structure == KindIVF && c.Kind != KindIVF && c.Kind != KindAuto:
 		return errorf(ErrCorrupt, "a %v index stores a %v structure", c.Kind, structure)
+	case structure == KindIVF && (c.NList < 1 || c.NProbe < 1 || c.NProbe > c.NList):
+		return errorf(ErrCorrupt, "an IVF structure of nlist %d, nprobe %d", c.NList, c.NProbe)
 	// An IVF index holds its records flat until it trains.
 	case c.Kind != KindAuto && c.Kind != structure && !(c.Kind == KindIVF && structure == KindFlat):
 		return errorf(ErrCorrupt, "a %v index stores a %v structure", c.Kind, structure)

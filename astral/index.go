@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"cmp"
 	"sync"
 	"sync/atomic"
 
@@ -28,9 +29,10 @@ const (
 // once. A query sees each record whole, never half-written.
 //
 // It scans every record (flat) while they take at most FlatLimitBytes, or
-// when asked, and walks an HNSW graph otherwise. An auto index that grows
-// past the limit builds its graph in the background, answering queries from
-// the flat index meanwhile, and then switches once, atomically.
+// when asked, walks an HNSW graph above that, and scans IVF partitions
+// past IVFLimitRecords records. An auto index that grows past a limit
+// builds the new structure in the background, answering queries from the
+// old one meanwhile, and then switches atomically.
 type Index struct {
 	cfg    Config
 	rt     *Runtime
@@ -52,15 +54,16 @@ type Index struct {
 	rkern  *kernel.Kernel
 
 	// While a background build runs, writes also go to pending, replayed
-	// into the graph before the switch.
+	// into the new structure before the switch.
 	building bool
 	pending  []pendingOp
 	bg       sync.WaitGroup
-	// switching is the background switch to a graph, compacting the
+	// switching is the background switch to a graph or IVF, compacting the
 	// compaction a Remove started; writers and saves finish or wait for
 	// them first (order.go). Both guarded by writeMu.
-	switching  *graphSwitch
+	switching  *structureSwitch
 	compacting chan struct{}
+	holdSwitch chan struct{} // tests: a switch's build waits until it is closed
 
 	ctxMu sync.Mutex
 	ctxs  []*queryCtx // free list: sync.Pool would drop them at each GC and allocate on the hot path
@@ -139,7 +142,7 @@ func (x *Index) emptyStructure(kind Kind) (structure, error) {
 	case KindHNSW:
 		return x.newGraph()
 	case KindIVF:
-		return x.newIVF(), nil
+		return x.newIVF(x.cfg.NList), nil
 	}
 	return flatStructure{flat.New(x.kern, x.adjust)}, nil
 }
@@ -216,20 +219,28 @@ func (x *Index) apply(b *batch) error {
 		x.mu.Unlock()
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		return s.insert(b, x.rt.workers())
+	} else {
+		defer x.mu.Unlock()
 	}
-	defer x.mu.Unlock()
 	if err := s.insert(b, x.rt.workers()); err != nil {
 		return err
 	}
-	if x.building {
-		stride := x.kern.Stride()
-		for i, id := range b.ids {
-			x.pending = append(x.pending, pendingOp{id: id, rec: b.recs[i*stride : (i+1)*stride], adjust: b.bias[i], scale: b.scales[i], attr: b.attr(i), first: i == 0})
-		}
-	}
+	x.keepAdds(b, false)
 	x.growIfFull()
 	return nil
+}
+
+// keepAdds keeps b's inserts for the replay while a switch builds; hold
+// writeMu.
+func (x *Index) keepAdds(b *batch, replace bool) {
+	if !x.building {
+		return
+	}
+	stride := x.kern.Stride()
+	for i, id := range b.ids {
+		x.pending = append(x.pending, pendingOp{id: id, rec: b.recs[i*stride : (i+1)*stride], adjust: b.bias[i], scale: b.scales[i],
+			attr: b.attr(i), first: i == 0, replace: replace})
+	}
 }
 
 // addRerank adds b to the rerank copy, if any; hold mu.
@@ -247,36 +258,91 @@ func (x *Index) addRerank(b *batch) error {
 	return nil
 }
 
-// growIfFull starts building a graph once an auto index's flat records
-// pass FlatLimitBytes; hold writeMu and mu.
+// growIfFull starts an auto index's switch to a graph once its flat
+// records pass FlatLimitBytes, or to IVF once its records pass
+// IVFLimitRecords (from flat directly, or from the graph); hold writeMu
+// and mu (shared is enough).
 func (x *Index) growIfFull() {
-	f, isFlat := x.live.(flatStructure)
-	if !isFlat || x.cfg.Kind != KindAuto || x.building || f.RecordBytes() <= x.cfg.FlatLimitBytes {
+	if x.cfg.Kind != KindAuto {
 		return
 	}
-	x.building = true
+	limit, ivfOK := x.cfg.ivfLimit()
+	toIVF := ivfOK && int64(x.live.Len()) > limit
+	switch s := x.live.(type) {
+	case flatStructure:
+		switch {
+		case toIVF && (!x.building || x.switching != nil && x.switching.nlist == 0):
+			// Straight to IVF, dropping a graph still building.
+			x.startSwitch(flatSnapshot(s), true)
+		case !x.building && s.RecordBytes() > x.cfg.FlatLimitBytes:
+			x.startSwitch(flatSnapshot(s), false)
+		}
+	case graphStructure:
+		if toIVF && !x.building {
+			x.startSwitch(graphSnapshot(s), true)
+		}
+	}
+}
+
+// startSwitch builds the new structure from snap in the background; writes
+// from now on are kept for the replay. Hold writeMu and mu.
+func (x *Index) startSwitch(snap *batch, toIVF bool) {
+	sw := &structureSwitch{built: make(chan struct{})}
+	if toIVF {
+		sw.nlist = cmp.Or(x.cfg.NList, AutoNList(len(snap.ids)))
+		sw.nprobe = min(cmp.Or(x.cfg.NProbe, DefaultNProbe(sw.nlist)), sw.nlist)
+	}
+	x.building, x.pending, x.switching = true, nil, sw
+	x.bg.Add(1)
+	go x.switchInBackground(sw, snap)
+}
+
+// flatSnapshot copies a flat index's records and attributes.
+func flatSnapshot(f flatStructure) *batch {
 	ids, recs, adj, scales := f.Snapshot()
 	parts := f.Parts()
 	attrs := make([]match.Attr, len(ids))
 	for i := range attrs {
 		attrs[i] = match.Attr{Tags: parts.Tags[i], Owner: parts.Owners[i], Time: parts.Times[i], Importance: parts.Imps[i]}
 	}
-	sw := &graphSwitch{built: make(chan struct{})}
-	x.switching = sw
-	x.bg.Add(1)
-	go x.switchToGraph(sw, &batch{ids: ids, recs: recs, bias: adj, scales: scales, attrs: attrs})
+	return &batch{ids: ids, recs: recs, bias: adj, scales: scales, attrs: attrs}
 }
 
-// switchToGraph builds the graph from a snapshot of the flat index while
-// queries go on, then replays the writes made meanwhile and swaps, unless
-// a save has already done so (finishSwitch).
-func (x *Index) switchToGraph(sw *graphSwitch, snap *batch) {
+// graphSnapshot copies a graph's live records and attributes, in slot
+// order; writers are held off (writeMu).
+func graphSnapshot(g graphStructure) *batch {
+	b := &batch{}
+	g.EachAttr(func(id uint64, a match.Attr) {
+		b.ids, b.attrs = append(b.ids, id), append(b.attrs, a)
+	})
+	stride := g.Kernel().Stride()
+	b.recs = make([]byte, len(b.ids)*stride)
+	b.bias, b.scales = make([]float32, len(b.ids)), make([]float32, len(b.ids))
+	for i, id := range b.ids {
+		// Entry appends into the record's own room in b.recs.
+		_, b.bias[i], b.scales[i], _ = g.Entry(id, b.recs[i*stride:i*stride:(i+1)*stride])
+	}
+	return b
+}
+
+// switchInBackground builds sw's structure from a snapshot while queries
+// go on, then replays the writes made meanwhile and swaps, unless a save
+// has already done so or a later switch dropped sw (finishSwitch).
+func (x *Index) switchInBackground(sw *structureSwitch, snap *batch) {
 	defer x.bg.Done()
 	// This thread may carry a host's FTZ/DAZ (threads inherit it).
 	defer fpenv.Leave(fpenv.Enter())
-	sw.g, sw.err = x.newGraph()
-	if sw.err == nil {
-		sw.err = sw.g.build(snap, x.rt.workers())
+	if x.holdSwitch != nil {
+		<-x.holdSwitch
+	}
+	if sw.nlist > 0 {
+		sw.to, sw.err = x.buildIVF(snap, sw.nlist)
+	} else {
+		var g graphStructure
+		if g, sw.err = x.newGraph(); sw.err == nil {
+			sw.err = g.build(snap, x.rt.workers())
+		}
+		sw.to = g
 	}
 	close(sw.built)
 	x.writeMu.Lock()
@@ -314,6 +380,7 @@ func (x *Index) Remove(ids ...uint64) error {
 			x.mu.RUnlock()
 			return err
 		}
+		x.keepRemoves(ids)
 		x.compactIfSparse(s, false)
 		x.mu.RUnlock()
 		// Only now leave the rerank copy: a query that found the ids
@@ -327,12 +394,18 @@ func (x *Index) Remove(ids ...uint64) error {
 	if err := s.remove(ids); err != nil {
 		return err
 	}
+	x.keepRemoves(ids)
+	return x.removeRerank(ids)
+}
+
+// keepRemoves keeps a Remove for the replay while a switch builds; hold
+// writeMu.
+func (x *Index) keepRemoves(ids []uint64) {
 	if x.building {
 		for i, id := range ids {
 			x.pending = append(x.pending, pendingOp{id: id, first: i == 0})
 		}
 	}
-	return x.removeRerank(ids)
 }
 
 // forget reads the attributes of ids, still stored in s, and returns what

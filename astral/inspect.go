@@ -72,7 +72,7 @@ func InspectFile(path string) (*FileInfo, error) {
 		Count: h.Count, Slots: h.Slots, Entry: h.Entry, UpperWords: h.UpperWords, BlockWords: int(h.BlockWords),
 		Seed: h.Seed, KeepPruned: h.GraphFlags&graphKeepPruned != 0, Sections: in.Sections, Metadata: in.Metadata,
 		Generation: h.Generation, DeadBytes: in.Dead}
-	if fi.Kind == KindIVF {
+	if fi.Kind == KindIVF || fi.Structure == KindIVF {
 		c := headerConfig(h)
 		fi.NList, fi.NProbe, fi.KeepPruned = c.NList, c.NProbe, false // the graph flags hold nprobe
 		if fi.Structure == KindIVF {

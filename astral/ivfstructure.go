@@ -20,18 +20,60 @@ type ivfStructure struct {
 	buf     *flat.Index   // the records until training; nil after
 	ix      *ivf.Index    // nil until training
 	nprobe  *atomic.Int32 // the Index's: SetNProbe changes it beside queries
+	nlist   int           // the partitions training makes: Config.NList, or an auto index's AutoNList
 	trainAt int
 	mk      func() (*ivf.Index, error)
 }
 
-func (x *Index) newIVF() *ivfStructure {
-	cfg := ivf.Config{Dim: x.cfg.Dim, NList: x.cfg.NList, Seed: x.cfg.IVFSeed}
+// newIVF is an empty, untrained IVF structure of nlist partitions.
+func (x *Index) newIVF(nlist int) *ivfStructure {
+	cfg := ivf.Config{Dim: x.cfg.Dim, NList: nlist, Seed: x.cfg.IVFSeed}
 	return &ivfStructure{
 		buf:     flat.New(x.kern, x.adjust),
 		nprobe:  &x.nprobe,
-		trainAt: cmp.Or(x.cfg.ivfTrainAt, TrainSize(x.cfg.NList)),
+		nlist:   nlist,
+		trainAt: cmp.Or(x.cfg.ivfTrainAt, TrainSize(nlist)),
 		mk:      func() (*ivf.Index, error) { return ivf.New(x.kern, x.adjust, cfg) },
 	}
+}
+
+// buildIVF trains an IVF structure of nlist partitions on snap and fills
+// it (an auto index's switch), the same for a seed whatever the workers.
+func (x *Index) buildIVF(snap *batch, nlist int) (*ivfStructure, error) {
+	s := x.newIVF(nlist)
+	ix, err := s.mk()
+	if err != nil {
+		return nil, errorf(ErrInvalidArgument, "%v", err)
+	}
+	n := len(snap.ids)
+	tags, owners := make([]uint64, n), make([]uint64, n)
+	times, imps := make([]int64, n), make([]float32, n)
+	for i := range snap.ids {
+		a := snap.attr(i)
+		tags[i], owners[i], times[i], imps[i] = a.Tags, a.Owner, a.Time, a.Importance
+	}
+	if err := fillIVF(ix, snap.recs, snap.ids, snap.bias, snap.scales, tags, owners, times, imps, x.rt.workers()); err != nil {
+		return nil, errorf(ErrInvalidArgument, "%v", err)
+	}
+	s.ix, s.buf = ix, nil
+	return s, nil
+}
+
+// fillIVF trains ix on the columns and fills it with them, times and
+// importances set after.
+func fillIVF(ix *ivf.Index, recs []byte, ids []uint64, adj, scales []float32, tags, owners []uint64, times []int64, imps []float32, p *pool.Pool) error {
+	if err := ivf.Build(ix, recs, ids, adj, scales, tags, owners, p); err != nil {
+		return err
+	}
+	for i, id := range ids {
+		if i < len(times) && times[i] != 0 {
+			ix.SetTime(id, times[i])
+		}
+		if i < len(imps) && imps[i] != 0 {
+			ix.SetImportance(id, imps[i])
+		}
+	}
+	return nil
 }
 
 func (s *ivfStructure) flat() flatStructure { return flatStructure{s.buf} }
@@ -132,16 +174,8 @@ func (s *ivfStructure) train(p *pool.Pool) {
 	ids, recs, adj, scales := s.buf.Snapshot()
 	parts := s.buf.Parts()
 	tags, owners := column(parts.Tags, len(ids)), column(parts.Owners, len(ids))
-	if err := ivf.Build(ix, recs, ids, adj, scales, tags, owners, p); err != nil {
+	if err := fillIVF(ix, recs, ids, adj, scales, tags, owners, parts.Times, parts.Imps, p); err != nil {
 		return
-	}
-	for i, id := range ids {
-		if i < len(parts.Times) && parts.Times[i] != 0 {
-			ix.SetTime(id, parts.Times[i])
-		}
-		if i < len(parts.Imps) && parts.Imps[i] != 0 {
-			ix.SetImportance(id, parts.Imps[i])
-		}
 	}
 	s.ix, s.buf = ix, nil
 }
@@ -290,14 +324,28 @@ func (s *ivfStructure) participants(p *pool.Pool) int {
 }
 
 // SetNProbe sets how many partitions an IVF query scans (1 to NList; a
-// filter widens it): more finds more true neighbours, slower. Other kinds
-// refuse it.
+// filter widens it): more finds more true neighbours, slower. An auto
+// index takes it once it has grown into IVF; other kinds refuse it.
 func (x *Index) SetNProbe(n int) error {
-	if x.cfg.Kind != KindIVF {
+	nlist := x.cfg.NList
+	switch x.cfg.Kind {
+	case KindIVF:
+	case KindAuto:
+		// writeMu: the switch stores the derived nprobe at the swap.
+		x.writeMu.Lock()
+		defer x.writeMu.Unlock()
+		x.mu.RLock()
+		s, ok := x.live.(*ivfStructure)
+		x.mu.RUnlock()
+		if !ok {
+			return errorf(ErrInvalidArgument, "nprobe: this auto index has no partitions (yet)")
+		}
+		nlist = s.nlist
+	default:
 		return errorf(ErrInvalidArgument, "nprobe: a %v index has no partitions", x.cfg.Kind)
 	}
-	if n < 1 || n > x.cfg.NList {
-		return errorf(ErrInvalidArgument, "nprobe %d: want 1 to nlist (%d)", n, x.cfg.NList)
+	if n < 1 || n > nlist {
+		return errorf(ErrInvalidArgument, "nprobe %d: want 1 to nlist (%d)", n, nlist)
 	}
 	x.nprobe.Store(int32(n))
 	return nil

@@ -1,6 +1,7 @@
 package astral
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/astral-engine/astral/hnsw"
@@ -38,7 +39,9 @@ func (m Metric) String() string {
 type Kind uint8
 
 const (
-	// KindAuto picks flat while the records take at most FlatLimitBytes.
+	// KindAuto scans flat while the records take at most FlatLimitBytes,
+	// walks an HNSW graph above that, and scans IVF partitions once it
+	// holds more than IVFLimitRecords records.
 	KindAuto Kind = 0
 	// KindFlat scans every record: exact.
 	KindFlat Kind = 1
@@ -95,6 +98,14 @@ const MaxRerankFactor = 64
 // of records, about 43,690 vectors of 384 E5M2 components.
 const DefaultFlatLimitBytes = 16 << 20
 
+// DefaultIVFLimitRecords is where an auto index leaves HNSW for IVF
+// (provisional: see docs/IVF.md, "Choosing").
+const DefaultIVFLimitRecords = 1_000_000
+
+// NeverIVF as IVFLimitRecords keeps an auto index off IVF (any negative
+// value does).
+const NeverIVF = -1
+
 // Config is an index's configuration, built from Options.
 type Config struct {
 	Dim            int
@@ -102,6 +113,10 @@ type Config struct {
 	Kind           Kind
 	Storage        Storage
 	FlatLimitBytes int64
+	// IVFLimitRecords is the record count past which an auto index
+	// switches to IVF: 0 for DefaultIVFLimitRecords, negative for never.
+	// It is not saved: a loaded index uses the default.
+	IVFLimitRecords int64
 	// Kernel forces one implementation by name ("go", "avx2"); empty picks
 	// the fastest this CPU runs.
 	Kernel string
@@ -114,7 +129,8 @@ type Config struct {
 	Rerank       Storage
 	RerankFactor int
 	// IVF: partitions made by training, partitions each query scans, and
-	// the seed of the training sample and first centroids.
+	// the seed of the training sample and first centroids. An auto index
+	// that grows into IVF derives what is 0 (AutoNList, DefaultNProbe).
 	NList, NProbe int
 	IVFSeed       uint64
 	// ivfTrainAt overrides TrainSize (tests: smaller indexes that train).
@@ -157,6 +173,33 @@ func TrainSize(nlist int) int { return max(39*nlist, 4096) }
 // DefaultNProbe(nlist)).
 func WithIVF(nlist, nprobe int) Option {
 	return func(c *Config) { c.NList, c.NProbe = nlist, nprobe }
+}
+
+// AutoNList is the partitions of the IVF index an auto index of n records
+// grows into, unless WithIVF set them: the power of two nearest sqrt(n)
+// (1024 at 1M records, as measured in docs/IVF.md), 256 to MaxNList.
+func AutoNList(n int) int {
+	nl := 1
+	for nl*nl*2 < n { // on a log scale, 2·nl is nearer sqrt(n) than nl once n > 2·nl²
+		nl *= 2
+	}
+	return min(max(nl, 256), MaxNList)
+}
+
+// WithIVFLimitRecords sets the record count past which KindAuto switches to
+// IVF (0 for DefaultIVFLimitRecords, NeverIVF for never).
+func WithIVFLimitRecords(n int64) Option { return func(c *Config) { c.IVFLimitRecords = n } }
+
+// ivfLimit is the record count past which an auto index switches to IVF;
+// false for never.
+func (c *Config) ivfLimit() (int64, bool) {
+	switch {
+	case c.IVFLimitRecords < 0:
+		return 0, false
+	case c.IVFLimitRecords == 0:
+		return DefaultIVFLimitRecords, true
+	}
+	return c.IVFLimitRecords, true
 }
 
 // WithIVFSeed sets the seed of IVF training (sample and first centroids).
@@ -341,6 +384,11 @@ func (c *Config) check(fresh bool) error {
 		return bad(SettingNList, int64(c.NList), "1 to %d%s", MaxNList, or0(DefaultNList))
 	case c.Kind == KindIVF && (c.NProbe < 1 || c.NProbe > c.NList):
 		return bad(SettingNProbe, int64(c.NProbe), "1 to nlist (%d)%s", c.NList, or0(DefaultNProbe(c.NList)))
+	// An auto index keeps its zeros until it grows into IVF.
+	case c.Kind == KindAuto && (c.NList < 0 || c.NList > MaxNList):
+		return bad(SettingNList, int64(c.NList), "0 (derived) to %d", MaxNList)
+	case c.Kind == KindAuto && (c.NProbe < 0 || c.NProbe > cmp.Or(c.NList, MaxNList)):
+		return bad(SettingNProbe, int64(c.NProbe), "0 (derived) to nlist (%d)", cmp.Or(c.NList, MaxNList))
 	}
 	return nil
 }

@@ -3,7 +3,7 @@ package astral
 import "github.com/astral-engine/astral/internal/match"
 
 // The work an index does in the background (a graph compaction, an auto
-// index's switch to a graph) is ordered with the calls that start it, so
+// index's switch to a graph or to IVF) is ordered with the calls that start it, so
 // the same calls always give the same structure and the same saved bytes:
 //
 //   - a compaction starts in the Remove that makes tombstones a fifth of
@@ -12,15 +12,21 @@ import "github.com/astral-engine/astral/internal/match"
 //     would have been applied to the graph (an Add of parallelBuildMin or
 //     more as one parallel build, a Remove with its compaction, an Upsert
 //     as its removal, its insert, then the compaction), and a Save
-//     finishes the switch before it writes.
+//     finishes the switch before it writes;
+//   - a switch to IVF starts in the call that takes the records past
+//     IVFLimitRecords, from the structure live then; one to a graph still
+//     building from the flat index is dropped for it (its snapshot is
+//     older), so the partitions never depend on when a build finished.
 //
 // Queries never wait for either.
 
-// graphSwitch is one background switch to a graph.
-type graphSwitch struct {
-	built chan struct{} // closed when g and err are set
-	g     graphStructure
-	err   error
+// structureSwitch is one background switch to a graph or to IVF.
+type structureSwitch struct {
+	built  chan struct{} // closed when to and err are set
+	to     structure
+	err    error
+	nlist  int // IVF: the partitions to train; 0 for a graph
+	nprobe int // IVF: the nprobe in force after the swap
 }
 
 // awaitCompaction waits for the compaction the last Remove started, if
@@ -33,7 +39,7 @@ func (x *Index) awaitCompaction() {
 }
 
 // settle brings the index to the state its calls so far define: the
-// compaction done, a switch to a graph finished; hold writeMu.
+// compaction done, a switch finished; hold writeMu.
 func (x *Index) settle() {
 	x.awaitCompaction()
 	if sw := x.switching; sw != nil {
@@ -41,10 +47,11 @@ func (x *Index) settle() {
 	}
 }
 
-// finishSwitch waits for sw's graph, replays the writes made since its
-// snapshot and makes it live, unless that has been done; hold writeMu.
-// Queries go on from the flat index until the swap.
-func (x *Index) finishSwitch(sw *graphSwitch) {
+// finishSwitch waits for sw's structure, replays the writes made since
+// its snapshot and makes it live, unless that has been done or sw was
+// dropped; hold writeMu. Queries go on from the old structure until the
+// swap.
+func (x *Index) finishSwitch(sw *structureSwitch) {
 	if x.switching != sw {
 		return
 	}
@@ -52,7 +59,7 @@ func (x *Index) finishSwitch(sw *graphSwitch) {
 	x.switching = nil
 	err := sw.err
 	if err == nil {
-		err = x.replay(sw.g, x.pending)
+		err = x.replay(sw.to, x.pending)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -61,11 +68,14 @@ func (x *Index) finishSwitch(sw *graphSwitch) {
 		// Keep serving exactly; the next Add past the limit tries again.
 		return
 	}
-	x.live = sw.g
+	x.live = sw.to
+	if sw.nprobe > 0 {
+		x.nprobe.Store(int32(sw.nprobe))
+	}
 }
 
 // replay applies ops to g (not yet live) a call at a time.
-func (x *Index) replay(g graphStructure, ops []pendingOp) error {
+func (x *Index) replay(g structure, ops []pendingOp) error {
 	stride := x.kern.Stride()
 	for lo := 0; lo < len(ops); {
 		hi := lo + 1

@@ -195,8 +195,12 @@ func (x *Index) newHeader(structure Kind) *file.Header {
 		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),
 		EfConstruction: uint32(c.EfConstruction), EfSearch: uint32(x.efSearch.Load()), FlatLimit: uint64(c.FlatLimitBytes),
 		Entry: hnsw.NoEntry, Rerank: uint8(c.Rerank), RerankFactor: uint32(c.RerankFactor)}
-	if c.Kind == KindIVF {
-		h.BlockWords, h.GraphFlags, h.Seed = uint32(c.NList), uint32(x.nprobe.Load()), c.IVFSeed
+	if c.Kind == KindIVF || structure == KindIVF {
+		nlist := c.NList
+		if s, ok := x.live.(*ivfStructure); ok {
+			nlist = s.nlist // an auto index's derived one
+		}
+		h.BlockWords, h.GraphFlags, h.Seed = uint32(nlist), uint32(x.nprobe.Load()), c.IVFSeed
 	}
 	return h
 }
@@ -489,7 +493,7 @@ func assemble(rt *Runtime, h *file.Header, bufs [][]byte, mode checkMode) (x *In
 		x.live = flatStructure{f}
 		if c.Kind == KindIVF {
 			// Not trained yet: the records wait in a flat index.
-			s := x.newIVF()
+			s := x.newIVF(c.NList)
 			s.buf = f
 			x.live = s
 		}
@@ -606,7 +610,7 @@ func (x *Index) assembleIVF(h *file.Header, sec func(file.Kind) []byte, tags, ow
 // liveIVF makes the IVF index over a file's partitions ps the live
 // structure; a refusal is the file's corruption.
 func (x *Index) liveIVF(ps ivf.Parts) error {
-	s := x.newIVF()
+	s := x.newIVF(x.cfg.NList)
 	ix, err := s.mk()
 	if err != nil {
 		return errorf(ErrCorrupt, "options: %v", err)
@@ -826,7 +830,11 @@ func (x *Index) Close() error {
 	x.writeMu.Lock()
 	defer x.writeMu.Unlock()
 	x.mu.Lock()
-	x.live, _ = x.emptyStructure(x.live.kind())
+	if s, ok := x.live.(*ivfStructure); ok {
+		x.live = x.newIVF(s.nlist) // an auto index's derived nlist
+	} else {
+		x.live, _ = x.emptyStructure(x.live.kind())
+	}
 	if x.rerank != nil {
 		x.rerank = flat.New(x.rkern, x.rerank.Adjust())
 	}

@@ -55,7 +55,7 @@ func (x *Index) getCtx() *queryCtx {
 	x.ctxMu.Unlock()
 	c := &queryCtx{x: x, s: flat.NewSearcher(x.rt.Threads() + 1), q: make([]float32, x.cfg.Dim)}
 	c.s.SetHolder(c)
-	if x.cfg.Kind == KindIVF {
+	if x.cfg.Kind == KindIVF || x.cfg.Kind == KindAuto { // an auto index may grow into IVF
 		c.is = ivf.NewSearcher(x.rt.Threads() + 1)
 	}
 	return c

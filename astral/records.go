@@ -113,13 +113,7 @@ func (x *Index) Upsert(ids []uint64, vectors []float32, attrs []Attributes) erro
 	if err := s.insert(b, x.rt.workers()); err != nil {
 		return err
 	}
-	if x.building {
-		stride := x.kern.Stride()
-		for i, id := range b.ids {
-			x.pending = append(x.pending, pendingOp{id: id, rec: b.recs[i*stride : (i+1)*stride], adjust: b.bias[i], scale: b.scales[i],
-				attr: b.attr(i), first: i == 0, replace: true})
-		}
-	}
+	x.keepAdds(b, true)
 	// Compacted after the insert, as replay does (order.go).
 	x.compactIfSparse(s, false)
 	x.growIfFull()
