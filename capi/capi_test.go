@@ -882,7 +882,7 @@ func TestStructSizes(t *testing.T) {
 	lockThread(t)
 	withRuntime(t, 0)
 	require.EqualValues(t, 40, sizeofOptionsV1(), "the first released AstralIndexOptions")
-	require.EqualValues(t, 64, sizeofOptions(), "48 + ivf_nlist, ivf_nprobe and ivf_seed")
+	require.EqualValues(t, 72, sizeofOptions(), "48 + ivf_nlist, ivf_nprobe, ivf_seed and ivf_limit_records")
 	require.EqualValues(t, 80, sizeofStatsV1(), "the first released AstralStats")
 	require.EqualValues(t, 168, sizeofStats(), "88 + the six scoped-search counters + the tag-name count + the IVF partitions")
 

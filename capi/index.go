@@ -87,7 +87,7 @@ func indexOptions(o *C.AstralIndexOptions) []astral.Option {
 	if o.flat_limit_bytes != 0 {
 		opts = append(opts, astral.WithFlatLimitBytes(int64(o.flat_limit_bytes)))
 	}
-	return opts
+	return append(opts, astral.WithIVFLimitRecords(int64(o.ivf_limit_records)))
 }
 
 // clampU8 narrows an enum value to the Go package's uint8 enums, keeping an

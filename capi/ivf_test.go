@@ -188,3 +188,51 @@ func TestIVFNProbeAndStatsThroughC(t *testing.T) {
 	require.Equal(t, stInvalid, st)
 	require.Contains(t, lastError(), "nprobe")
 }
+
+// TestAutoIVFThroughC: an ASTRAL_KIND_AUTO index past ivf_limit_records
+// grows into IVF (a save finishes the switch) and, probing every
+// partition, answers as a flat index; a negative limit keeps it flat, and
+// the layout before the limit (struct_size 64) gets the default.
+func TestAutoIVFThroughC(t *testing.T) {
+	lockThread(t)
+	withRuntime(t, 1)
+	const dim, n = 8, 600
+	vecs := randomRows(rand.New(rand.NewPCG(21, 10)), n, dim)
+	auto, st := createIndex(options{dim: dim, kind: kindAuto, nlist: 4, nprobe: 4, ivfLimit: 500})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(auto)
+	never, st := createIndex(options{dim: dim, kind: kindAuto, ivfLimit: -1})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(never)
+	flat, st := createIndex(options{dim: dim, kind: kindFlat})
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(flat)
+	for _, h := range []uint64{auto, never, flat} {
+		require.Equal(t, statusOK, addVectors(h, ids(1, n), vecs), lastError())
+		_, need, _ := saveBuffer(h, 0)
+		_, _, st = saveBuffer(h, need)
+		require.Equal(t, statusOK, st, lastError())
+	}
+	for h, kind := range map[uint64]int{auto: kindIVF, never: kindFlat} {
+		s, st := indexStats(h)
+		require.Equal(t, statusOK, st)
+		require.Equal(t, uint32(kind), s.kind)
+	}
+	s, _ := indexStats(auto)
+	require.Equal(t, uint32(4), s.ivfPartitions)
+	qs := vecs[:4*dim]
+	want, st := queryBatch(flat, qs, 4, dim, 10, 40)
+	require.Equal(t, statusOK, st)
+	got, st := queryBatch(auto, qs, 4, dim, 10, 40)
+	require.Equal(t, statusOK, st, lastError())
+	require.Equal(t, want, got)
+	old, st := createIndex(options{size: 64, dim: dim, ivfLimit: 1}) // the layout before the limit: not read
+	require.Equal(t, statusOK, st, lastError())
+	defer destroyIndex(old)
+	require.Equal(t, statusOK, addVectors(old, ids(1, 4), vecs[:4*dim]), lastError())
+	_, need, _ := saveBuffer(old, 0)
+	_, _, st = saveBuffer(old, need)
+	require.Equal(t, statusOK, st, lastError())
+	s, _ = indexStats(old)
+	require.Equal(t, uint32(kindFlat), s.kind)
+}

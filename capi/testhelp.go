@@ -139,6 +139,7 @@ type options struct {
 	rerank, rerankFactor                          uint32
 	nlist, nprobe                                 uint32
 	seed                                          uint64
+	ivfLimit                                      int64
 }
 
 func sizeofOptions() uint32 { return uint32(unsafe.Sizeof(C.AstralIndexOptions{})) }
@@ -164,6 +165,7 @@ func createIndex(o options) (uint64, status) {
 		flat_limit_bytes: C.uint64_t(o.flatLimit), hnsw_ef_construction: C.uint32_t(o.efc), hnsw_ef_search: C.uint32_t(o.efs),
 		rerank_storage: C.uint32_t(o.rerank), rerank_factor: C.uint32_t(o.rerankFactor),
 		ivf_nlist: C.uint32_t(o.nlist), ivf_nprobe: C.uint32_t(o.nprobe), ivf_seed: C.uint64_t(o.seed),
+		ivf_limit_records: C.int64_t(o.ivfLimit),
 	}
 	if o.size > sizeofOptions() {
 		buf.slice()[o.size-1] = 1 // an unknown field set

@@ -159,7 +159,8 @@ typedef struct AstralInit {
 #define ASTRAL_METRIC_L2 3u     /* score: squared Euclidean distance, lower is closer */
 
 /* Index kinds. */
-#define ASTRAL_KIND_AUTO 0u /* flat while records take <= flat_limit_bytes, HNSW above */
+#define ASTRAL_KIND_AUTO 0u /* flat while records take <= flat_limit_bytes, HNSW above,
+                             * IVF past ivf_limit_records records */
 #define ASTRAL_KIND_FLAT 1u /* exact scan of every record */
 #define ASTRAL_KIND_HNSW 2u /* graph search: approximate, for indexes too large to scan in a frame */
 #define ASTRAL_KIND_IVF 3u  /* k-means partitions, ivf_nprobe scanned per query: approximate, for
@@ -193,6 +194,10 @@ typedef struct AstralInit {
 /* Queries sharing one pass over the records in astral_index_query_batch. */
 #define ASTRAL_MAX_BATCH 16
 #define ASTRAL_DEFAULT_FLAT_LIMIT_BYTES ((uint64_t)16 << 20)
+/* AstralIndexOptions.ivf_limit_records: 0 selects this default (provisional);
+ * ASTRAL_IVF_LIMIT_NEVER (any negative value) keeps an auto index off IVF. */
+#define ASTRAL_DEFAULT_IVF_LIMIT_RECORDS ((int64_t)1000000)
+#define ASTRAL_IVF_LIMIT_NEVER ((int64_t)-1)
 
 typedef struct AstralIndexOptions {
     uint32_t struct_size;      /* sizeof(AstralIndexOptions) */
@@ -213,13 +218,21 @@ typedef struct AstralIndexOptions {
      * returns the k best by their scores against the copy. */
     uint32_t rerank_storage; /* 0: none; ASTRAL_STORAGE_F16 or _F32: keep a second copy and rescore */
     uint32_t rerank_factor;  /* candidates per result rescored: 1 to 64; 0 = 4 */
-    /* Appended: ASTRAL_KIND_IVF only (ignored otherwise); a host built
-     * with an older layout (struct_size 48) gets the defaults. The index
-     * scans exactly until it holds max(39 * ivf_nlist, 4096) records, then
-     * trains on them once. */
-    uint32_t ivf_nlist;  /* partitions: 1 to 1048576; 0 = 1024 */
+    /* Appended: ASTRAL_KIND_IVF and ASTRAL_KIND_AUTO (ignored otherwise); a
+     * host built with an older layout (struct_size 48) gets the defaults.
+     * An IVF index scans exactly until it holds max(39 * ivf_nlist, 4096)
+     * records, then trains on them once. An auto index that grows into IVF
+     * trains on all its records; for it 0 derives ivf_nlist from the record
+     * count (the power of two nearest its square root, 256 to 1048576) and
+     * ivf_nprobe from ivf_nlist. */
+    uint32_t ivf_nlist;  /* partitions: 1 to 1048576; 0 = 1024 (auto: derived) */
     uint32_t ivf_nprobe; /* partitions scanned per query: 1 to ivf_nlist; 0 = 3/64 of ivf_nlist */
     uint64_t ivf_seed;   /* training sample and first centroids */
+    /* Appended to the fourth layout (struct_size 64, still accepted: the
+     * default). The record count past which ASTRAL_KIND_AUTO switches to
+     * IVF in the background; not saved in index files (a loaded index
+     * uses the default). */
+    int64_t ivf_limit_records; /* 0 = ASTRAL_DEFAULT_IVF_LIMIT_RECORDS; negative = never */
 } AstralIndexOptions;
 
 /* One hit: the id given to astral_index_add and its score. */

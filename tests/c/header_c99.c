@@ -25,7 +25,9 @@ CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_storage) == 40);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, rerank_factor) == 44);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, ivf_nlist) == 48);
 CHECK_LAYOUT(offsetof(AstralIndexOptions, ivf_seed) == 56);
-CHECK_LAYOUT(sizeof(AstralIndexOptions) == 64);
+/* The fourth layout ended at 64; the auto index's IVF limit follows. */
+CHECK_LAYOUT(offsetof(AstralIndexOptions, ivf_limit_records) == 64);
+CHECK_LAYOUT(sizeof(AstralIndexOptions) == 72);
 CHECK_LAYOUT(offsetof(AstralStats, struct_size) == 0);
 CHECK_LAYOUT(offsetof(AstralStats, kernel) == 48);
 /* The first released layout ended at 80. */
