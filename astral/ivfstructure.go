@@ -351,6 +351,17 @@ func (x *Index) SetNProbe(n int) error {
 	return nil
 }
 
+// NProbe is the partitions a query probes unless it says otherwise; 0 for
+// an index without partitions (not IVF, or auto before it grows into IVF).
+func (x *Index) NProbe() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if _, ok := x.live.(*ivfStructure); !ok {
+		return 0
+	}
+	return int(x.nprobe.Load())
+}
+
 // IVFStats returns the partitions' statistics and true when the index is
 // an IVF index that has trained (until then it scans its records exactly).
 // Its Dirty counts the partitions changed since the last save.

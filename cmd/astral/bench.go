@@ -93,7 +93,7 @@ type benchRow struct {
 
 type benchFlags struct {
 	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
-	n, nq, dim, k, runs, m, efConstruction, nlist                                  int
+	n, nq, dim, k, runs, m, efConstruction, nlist, ivfLimit                        int
 	threads, batch, ef, rerank, postfilter, budgetUs, nprobe                       []int
 	filters                                                                        []fixture.FilterSpec
 	ranks                                                                          []fixture.RankSpec
@@ -102,7 +102,7 @@ type benchFlags struct {
 	runSeconds                                                                     float64
 	generated                                                                      bool
 	// Whether the user set them: a saved index supplies them otherwise.
-	efGiven, nGiven, dimGiven bool
+	efGiven, nGiven, dimGiven, nlistGiven, nprobeGiven bool
 }
 
 func parseBench(args []string) (*benchFlags, error) {
@@ -123,6 +123,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
 	c.num(&b.nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records", astral.MaxNList), "--nlist 256")
 	c.str(&nprobe, "nprobe", "", "IVF: partitions probed per query, values to measure (a comma `LIST`), each 1 to nlist; default 3/64 of nlist", "--nprobe 8,16,32,64")
+	c.num(&b.ivfLimit, "ivf-limit", 0, fmt.Sprintf("auto: the record count past which the index switches to IVF (nlist derived unless --nlist); 0 for %d, -1 for never", astral.DefaultIVFLimitRecords), "--ivf-limit 500000")
 	c.num(&b.m, "m", astral.DefaultM, fmt.Sprintf("HNSW: links per node, 2 to %d (2·M on level 0)", astral.MaxM), "--m 32")
 	c.num(&b.efConstruction, "ef-construction", 200, fmt.Sprintf("HNSW: candidates kept while inserting, M to %d", astral.MaxEf), "--ef-construction 100")
 	c.str(&ef, "ef", "128", fmt.Sprintf("HNSW: efSearch values to measure (a comma `LIST`), each 1 to %d", astral.MaxEf), "--ef 16,32,64,128,256,512")
@@ -215,6 +216,7 @@ curve. Every combination of the comma lists is one row.`,
 		return nil, usagef("--run-seconds %g: want 0 (one pass over the queries per run) or more", b.runSeconds)
 	}
 	b.efGiven, b.nGiven, b.dimGiven = c.given("ef"), c.given("n"), c.given("dim")
+	b.nlistGiven, b.nprobeGiven = c.given("nlist"), c.given("nprobe")
 	if err := checkBenchApplies(c, b); err != nil {
 		return nil, err
 	}
@@ -271,8 +273,13 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 			return err
 		}
 	}
-	if b.index != "ivf" {
-		if err := c.refuse("without --index ivf: it has no partitions", "nlist", "nprobe"); err != nil {
+	if b.index != "ivf" && b.index != "auto" {
+		if err := c.refuse("without --index ivf or auto: it has no partitions", "nlist", "nprobe"); err != nil {
+			return err
+		}
+	}
+	if b.index != "auto" {
+		if err := c.refuse("without --index auto: only an auto index switches to IVF", "ivf-limit"); err != nil {
 			return err
 		}
 	}
@@ -653,6 +660,17 @@ func runBench(args []string) error {
 			if kind == astral.KindIVF {
 				opts = append(opts, astral.WithIVF(b.nlist, b.nprobe[0]))
 			}
+			if kind == astral.KindAuto {
+				// 0: derived when it grows into IVF.
+				nlist, nprobe := 0, 0
+				if b.nlistGiven {
+					nlist = b.nlist
+				}
+				if b.nprobeGiven {
+					nprobe = b.nprobe[0]
+				}
+				opts = append(opts, astral.WithIVF(nlist, nprobe), astral.WithIVFLimitRecords(int64(b.ivfLimit)))
+			}
 			if rerank > 0 {
 				opts = append(opts, astral.WithRerank(b.rerankStorage, rerank))
 			}
@@ -685,6 +703,9 @@ func runBench(args []string) error {
 					knobs = b.ef
 				case astral.KindIVF:
 					knobs = b.nprobe
+					if kind == astral.KindAuto && !b.nprobeGiven {
+						knobs = []int{x.NProbe()} // its derived nprobe
+					}
 				}
 				for _, knob := range knobs {
 					ef, nprobe := 0, 0

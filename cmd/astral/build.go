@@ -23,7 +23,7 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 		"astral build --data base.fvecs --metric l2 --storage int8 --rerank 4 --out base.idx",
 		"astral build --data clustered --n 200000 --index ivf --nlist 256 --nprobe 16 --out world.idx")
 	var data, index, out, metricName, storageName, rerankStorageName string
-	var n, dim, m, efc, efs, threads, rerank, nlist, nprobe int
+	var n, dim, m, efc, efs, threads, rerank, nlist, nprobe, ivfLimit int
 	c.str(&data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data base.fvecs")
 	c.str(&index, "index", "auto", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
 	c.str(&out, "out", "", "the index `FILE` to write (required)", "--out memories.idx")
@@ -35,6 +35,7 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	c.num(&efs, "ef-search", astral.DefaultEfSearch, fmt.Sprintf("HNSW: the search breadth saved with the index, 1 to %d", astral.MaxEf), "--ef-search 64")
 	c.num(&nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records, and is saved untrained (exact) below that", astral.MaxNList), "--nlist 256")
 	c.num(&nprobe, "nprobe", 0, "IVF: partitions a query probes, saved with the index, 1 to nlist (default 3/64 of nlist)", "--nprobe 16")
+	c.num(&ivfLimit, "ivf-limit", 0, fmt.Sprintf("auto: the record count past which the index switches to IVF (nlist derived from it); 0 for %d, -1 for never", astral.DefaultIVFLimitRecords), "--ivf-limit 500000")
 	c.num(&threads, "threads", astral.ThreadsAuto, "runtime workers for the build, not counting the caller: "+threadsWant, "--threads 3")
 	c.str(&storageName, "storage", "e5m2", "stored kind: e5m2, e4m3, int8, f16 or f32", "--storage int8")
 	c.num(&rerank, "rerank", 0, fmt.Sprintf("rerank factor, 0 (no rerank copy) to %d", astral.MaxRerankFactor), "--rerank 4")
@@ -74,6 +75,11 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if err := checkIVFFlags(c, kind, nlist, nprobe); err != nil {
 		return err
 	}
+	if kind != astral.KindAuto {
+		if err := c.refuse("without --index auto: only an auto index switches to IVF", "ivf-limit"); err != nil {
+			return err
+		}
+	}
 	if err := checkOutputs([]output{{"data", fileOrEmpty(generated, data)}}, output{"out", out}); err != nil {
 		return err
 	}
@@ -99,6 +105,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if kind == astral.KindIVF {
 		opts = append(opts, astral.WithIVF(nlist, nprobe))
 	}
+	if kind == astral.KindAuto {
+		opts = append(opts, astral.WithIVFLimitRecords(int64(ivfLimit)))
+	}
 	x, buildS, err := buildIndex(rt, opts, set, index)
 	if err != nil {
 		return err
@@ -116,9 +125,9 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	st := x.Stats()
 	fmt.Fprintf(stdout, "built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s\n",
 		st.Kind, index, set.Name, st.Len, st.Dim, st.Metric, buildS, out, sizeString(fi.Size()), saveS)
-	if kind == astral.KindIVF {
+	if kind == astral.KindIVF || st.Kind == astral.KindIVF {
 		if is, ok := x.IVFStats(); ok {
-			fmt.Fprintf(stdout, "ivf: %d partitions, nprobe %d, largest %d records (%.1f%%)\n", is.Partitions, nprobe, is.Largest, 100*is.Share)
+			fmt.Fprintf(stdout, "ivf: %d partitions, nprobe %d, largest %d records (%.1f%%)\n", is.Partitions, x.NProbe(), is.Largest, 100*is.Share)
 		} else {
 			fmt.Fprintf(stdout, "ivf: not trained (it trains at %d records): saved as an exact scan\n", astral.TrainSize(nlist))
 		}

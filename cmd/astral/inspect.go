@@ -89,7 +89,7 @@ func printInfo(path string, in *astral.FileInfo) {
 	if in.Rerank != 0 {
 		fmt.Fprintf(stdout, "rerank     %v copy, %d candidates per result\n", in.Rerank, in.RerankFactor)
 	}
-	if in.Kind == astral.KindIVF {
+	if in.Kind == astral.KindIVF || in.Structure == astral.KindIVF {
 		fmt.Fprintf(stdout, "options    nlist %d, nprobe %d, seed %d, flat limit %d bytes\n", in.NList, in.NProbe, in.Seed, in.FlatLimit)
 	} else {
 		fmt.Fprintf(stdout, "options    M %d, efConstruction %d, efSearch %d, flat limit %d bytes\n", in.M, in.EfConstr, in.EfSearch, in.FlatLimit)
