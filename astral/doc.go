@@ -4,7 +4,9 @@
 //
 // An index is exact (flat) while its records take at most
 // DefaultFlatLimitBytes, then builds an HNSW graph in the background and
-// switches to it once (WithKind forces either). Records are stored compactly:
+// switches to it, and past DefaultIVFLimitRecords records switches the same
+// way to IVF partitions (WithKind forces one; WithIVFLimitRecords moves or
+// turns off the second switch). Records are stored compactly:
 // E5M2 (the default), E4M3 or int8 at one byte a component, or f16 or f32;
 // WithRerank keeps a second, wider copy that rescores each query's best
 // candidates. Metrics are cosine (the default), dot and squared L2.

@@ -86,8 +86,8 @@ type Header struct {
 	HeaderLen                   uint32
 	Dim                         uint32
 	Metric                      uint8
-	Kind                        uint8 // as configured: auto, flat or hnsw
-	Structure                   uint8 // what the sections hold: flat or hnsw
+	Kind                        uint8 // as configured: auto, flat, hnsw or ivf
+	Structure                   uint8 // what the sections hold: flat, hnsw or ivf
 	Storage                     uint8
 	Stride                      uint32
 	M, EfConstruction, EfSearch uint32
