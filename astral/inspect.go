@@ -31,9 +31,9 @@ type FileInfo struct {
 	// Rerank is the rerank copy's kind (0: none) and RerankFactor its factor.
 	Rerank       Storage
 	RerankFactor int
-	// IVF (Kind KindIVF): the configured partitions, the nprobe in force,
-	// and for a trained index (Structure KindIVF) its partitions (splits
-	// included) and split size (-1: never).
+	// IVF (Kind KindIVF, or an auto index grown into IVF): the configured
+	// partitions, the nprobe in force, and for a trained index (Structure
+	// KindIVF) its partitions (splits included) and split size (-1: never).
 	NList, NProbe, Partitions int
 	SplitAt                   int64
 	// Version 7 (a trained IVF index): the header's generation (1 after a

@@ -210,6 +210,8 @@ func TestBadValues(t *testing.T) {
 	refused(t, dir, []string{"--nlist 0: want 1 to"}, "bench", "--index", "ivf", "--nlist", "0", "--nprobe", "1")
 	refused(t, dir, []string{"--nlist does not apply without --index ivf"}, "bench", "--index", "hnsw", "--nlist", "64")
 	refused(t, dir, []string{"--ef does not apply to an IVF index (--index ivf)"}, "bench", "--index", "ivf", "--ef", "64")
+	refused(t, dir, []string{"--ivf-limit does not apply without --index auto"}, "bench", "--index", "hnsw", "--ivf-limit", "64")
+	refused(t, dir, []string{"--ivf-limit does not apply without --index auto"}, "build", "--index", "ivf", "--ivf-limit", "64", "--out", "x.idx")
 	refused(t, dir, []string{"--nlist 1024: IVF trains at 39936 records and the index holds 300"}, "bench", "--index", "ivf", "--n", "300", "--dim", "8", "--nq", "4")
 	refused(t, dir, []string{"--ef-construction 8: want M (16) to 4096"}, "build", "--ef-construction", "8", "--out", "x.idx")
 	refused(t, dir, []string{"--run-seconds -1: want 0 (one pass over the queries per run) or more"}, "bench", "--run-seconds", "-1")

@@ -99,6 +99,34 @@ func flip(b []byte, at int) []byte {
 	return c
 }
 
+// TestBuildInspectAutoIVF: build --index auto past --ivf-limit saves an
+// auto index grown into IVF, which inspect describes as such and which
+// opens still auto, holding IVF.
+func TestBuildInspectAutoIVF(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	old := stdout
+	stdout = &buf
+	defer func() { stdout = old }()
+	path := filepath.Join(dir, "auto.idx")
+	require.NoError(t, runBuild([]string{"--data", "random", "--n", "600", "--dim", "8", "--index", "auto",
+		"--ivf-limit", "500", "--threads", "0", "--out", path}))
+	require.Contains(t, buf.String(), "built ivf index (auto)")
+	require.Contains(t, buf.String(), "ivf: 256 partitions, nprobe 12")
+	buf.Reset()
+	require.NoError(t, runInspect([]string{path}))
+	for _, w := range []string{"index      ivf (configured auto)", "options    nlist 256, nprobe 12", "256 partitions, split size",
+		"ok         every checksum"} {
+		require.Contains(t, buf.String(), w)
+	}
+	x, err := astral.OpenFile(nil, path)
+	require.NoError(t, err)
+	require.Equal(t, astral.KindAuto, x.Config().Kind)
+	require.Equal(t, astral.KindIVF, x.Stats().Kind)
+	require.Equal(t, 12, x.NProbe())
+	require.NoError(t, x.Close())
+}
+
 // TestInspectTagNames: inspect lists the tag-names section and the names.
 func TestInspectTagNames(t *testing.T) {
 	x, err := astral.NewIndex(nil, astral.WithDim(4))
