@@ -2,6 +2,7 @@ package astral
 
 import (
 	"cmp"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -325,6 +326,37 @@ func graphSnapshot(g graphStructure) *batch {
 	return b
 }
 
+// byID is b in ascending id order. IVF trains from a sample of rows, and
+// the same records reach it from the flat index or from the graph (a
+// graph switch finished or dropped, as timing had it): by id, both give
+// the same partitions.
+func byID(b *batch, stride int) *batch {
+	n := len(b.ids)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int { return cmp.Compare(b.ids[i], b.ids[j]) })
+	out := &batch{ids: make([]uint64, n), recs: make([]byte, n*stride), attrs: make([]match.Attr, n)}
+	if len(b.bias) == n {
+		out.bias = make([]float32, n)
+	}
+	if len(b.scales) == n {
+		out.scales = make([]float32, n)
+	}
+	for to, from := range order {
+		out.ids[to], out.attrs[to] = b.ids[from], b.attr(int(from))
+		copy(out.recs[to*stride:(to+1)*stride], b.recs[int(from)*stride:])
+		if out.bias != nil {
+			out.bias[to] = b.bias[from]
+		}
+		if out.scales != nil {
+			out.scales[to] = b.scales[from]
+		}
+	}
+	return out
+}
+
 // switchInBackground builds sw's structure from a snapshot while queries
 // go on, then replays the writes made meanwhile and swaps, unless a save
 // has already done so or a later switch dropped sw (finishSwitch).
@@ -336,7 +368,7 @@ func (x *Index) switchInBackground(sw *structureSwitch, snap *batch) {
 		<-x.holdSwitch
 	}
 	if sw.nlist > 0 {
-		sw.to, sw.err = x.buildIVF(snap, sw.nlist)
+		sw.to, sw.err = x.buildIVF(byID(snap, x.kern.Stride()), sw.nlist)
 	} else {
 		var g graphStructure
 		if g, sw.err = x.newGraph(); sw.err == nil {
