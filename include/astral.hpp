@@ -162,11 +162,18 @@ public:
         o_.flat_limit_bytes = bytes;
         return *this;
     }
-    // IVF parameters (with kind(ASTRAL_KIND_IVF)); 0 = the library's default.
+    // IVF parameters (with kind(ASTRAL_KIND_IVF), or for the IVF an auto
+    // index grows into); 0 = the library's default (auto: derived).
     IndexOptions &ivf(std::uint32_t nlist, std::uint32_t nprobe = 0, std::uint64_t seed = 0) noexcept {
         o_.ivf_nlist = nlist;
         o_.ivf_nprobe = nprobe;
         o_.ivf_seed = seed;
+        return *this;
+    }
+    // Where an auto index switches to IVF, in records; 0 = the default,
+    // ASTRAL_IVF_LIMIT_NEVER = never.
+    IndexOptions &ivf_limit_records(std::int64_t records) noexcept {
+        o_.ivf_limit_records = records;
         return *this;
     }
 

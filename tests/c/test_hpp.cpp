@@ -123,6 +123,13 @@ int main() {
         CHECK(astral::Index::create(astral::IndexOptions(dim).kind(ASTRAL_KIND_IVF).ivf(16, 17), ibad).code() ==
               ASTRAL_E_INVALID_ARGUMENT);
         CHECK(astral::last_error().find("ivf_nprobe 17") != std::string::npos);
+        // An auto index's IVF limit through the builder.
+        CHECK(astral::IndexOptions(dim).ivf_limit_records(ASTRAL_IVF_LIMIT_NEVER).get().ivf_limit_records == -1);
+        astral::Index never;
+        CHECK(astral::Index::create(astral::IndexOptions(dim).ivf_limit_records(ASTRAL_IVF_LIMIT_NEVER), never).ok());
+        CHECK(never.add(ids, v).ok());
+        AstralStats ns;
+        CHECK(never.stats(ns).ok() && ns.kind == ASTRAL_KIND_FLAT);
     }
 
     // The options builder: storage kind and rerank copy, checked by the library.
