@@ -331,9 +331,8 @@ func (x *Index) SetNProbe(n int) error {
 	switch x.cfg.Kind {
 	case KindIVF:
 	case KindAuto:
-		// writeMu: the switch stores the derived nprobe at the swap.
-		x.writeMu.Lock()
-		defer x.writeMu.Unlock()
+		// Once it holds IVF no switch follows, whose swap would store
+		// the derived nprobe over this one.
 		x.mu.RLock()
 		s, ok := x.live.(*ivfStructure)
 		x.mu.RUnlock()
