@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/stretchr/testify/require"
 )
 
@@ -342,5 +343,28 @@ func TestAutoIVFQueryAllocatesNothing(t *testing.T) {
 		}
 		run()
 		require.Zero(t, testing.AllocsPerRun(20, run), "%+v", o)
+	}
+}
+
+// TestSortByID: a snapshot sorted in place keeps every record with its
+// id, attributes, adjust value and multiplier.
+func TestSortByID(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, stride = 300, 4
+	b := &batch{ids: make([]uint64, n), recs: make([]byte, n*stride), bias: make([]float32, n), scales: make([]float32, n)}
+	for i, v := range r.Perm(n) {
+		b.ids[i] = uint64(v) * 3
+		b.recs[i*stride], b.bias[i], b.scales[i] = byte(v), float32(v), float32(2*v)
+	}
+	b.attrs = make([]match.Attr, n)
+	for i := range b.attrs {
+		b.attrs[i].Owner = b.ids[i] + 1
+	}
+	sortByID(b, stride)
+	for i := range n {
+		require.Equal(t, uint64(i)*3, b.ids[i])
+		require.Equal(t, byte(i), b.recs[i*stride])
+		require.Equal(t, []float32{float32(i), float32(2 * i)}, []float32{b.bias[i], b.scales[i]})
+		require.Equal(t, b.ids[i]+1, b.attrs[i].Owner)
 	}
 }

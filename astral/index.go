@@ -326,35 +326,49 @@ func graphSnapshot(g graphStructure) *batch {
 	return b
 }
 
-// byID is b in ascending id order. IVF trains from a sample of rows, and
-// the same records reach it from the flat index or from the graph (a
-// graph switch finished or dropped, as timing had it): by id, both give
-// the same partitions.
-func byID(b *batch, stride int) *batch {
+// sortByID puts b's records in ascending id order, in place (b is a
+// snapshot of the switch's own: a second copy would double its memory).
+// IVF trains from a sample of rows, and the same records reach it from the
+// flat index or from the graph (a graph switch finished or dropped, as
+// timing had it): by id, both give the same partitions.
+func sortByID(b *batch, stride int) {
 	n := len(b.ids)
-	order := make([]int32, n)
+	if b.attrs == nil {
+		b.attrs = make([]match.Attr, n)
+	}
+	if len(b.bias) != n {
+		b.bias = make([]float32, n)
+	}
+	if len(b.scales) != n {
+		b.scales = make([]float32, n)
+	}
+	order := make([]int32, n) // order[to] = from
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(i, j int32) int { return cmp.Compare(b.ids[i], b.ids[j]) })
-	out := &batch{ids: make([]uint64, n), recs: make([]byte, n*stride), attrs: make([]match.Attr, n)}
-	if len(b.bias) == n {
-		out.bias = make([]float32, n)
-	}
-	if len(b.scales) == n {
-		out.scales = make([]float32, n)
-	}
-	for to, from := range order {
-		out.ids[to], out.attrs[to] = b.ids[from], b.attr(int(from))
-		copy(out.recs[to*stride:(to+1)*stride], b.recs[int(from)*stride:])
-		if out.bias != nil {
-			out.bias[to] = b.bias[from]
+	// Each cycle of the permutation moves its rows along, one held aside.
+	row := make([]byte, stride)
+	for start := range order {
+		if order[start] < 0 || int(order[start]) == start {
+			continue
 		}
-		if out.scales != nil {
-			out.scales[to] = b.scales[from]
+		id, a, bias, scale := b.ids[start], b.attrs[start], b.bias[start], b.scales[start]
+		copy(row, b.recs[start*stride:])
+		to := start
+		for {
+			from := int(order[to])
+			order[to] = -1
+			if from == start {
+				b.ids[to], b.attrs[to], b.bias[to], b.scales[to] = id, a, bias, scale
+				copy(b.recs[to*stride:(to+1)*stride], row)
+				break
+			}
+			b.ids[to], b.attrs[to], b.bias[to], b.scales[to] = b.ids[from], b.attrs[from], b.bias[from], b.scales[from]
+			copy(b.recs[to*stride:(to+1)*stride], b.recs[from*stride:(from+1)*stride])
+			to = from
 		}
 	}
-	return out
 }
 
 // switchInBackground builds sw's structure from a snapshot while queries
@@ -368,7 +382,8 @@ func (x *Index) switchInBackground(sw *structureSwitch, snap *batch) {
 		<-x.holdSwitch
 	}
 	if sw.nlist > 0 {
-		sw.to, sw.err = x.buildIVF(byID(snap, x.kern.Stride()), sw.nlist)
+		sortByID(snap, x.kern.Stride())
+		sw.to, sw.err = x.buildIVF(snap, sw.nlist)
 	} else {
 		var g graphStructure
 		if g, sw.err = x.newGraph(); sw.err == nil {
