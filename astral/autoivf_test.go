@@ -37,7 +37,7 @@ func TestAutoIVFOptions(t *testing.T) {
 	require.Equal(t, int64(DefaultIVFLimitRecords), limit)
 	_, ok = (&Config{IVFLimitRecords: NeverIVF}).ivfLimit()
 	require.False(t, ok)
-	for n, want := range map[int]int{0: 256, 70_000: 256, 500_000: 512, 1_000_000: 1024, 2_000_000: 1024,
+	for n, want := range map[int]int{0: 1, 800: 20, 6000: 153, 70_000: 256, 500_000: 512, 1_000_000: 1024, 2_000_000: 1024,
 		3_000_000: 2048, 10_000_000: 4096, 1 << 50: MaxNList} {
 		require.Equal(t, want, AutoNList(n), "n %d", n)
 	}
@@ -286,17 +286,17 @@ func TestAutoIVFRoundTrip(t *testing.T) {
 	require.NoError(t, x.Touch(s.ids[:3], 42))
 	st, ok := x.IVFStats()
 	require.True(t, ok)
-	require.Equal(t, 256, st.Partitions, "AutoNList(800)")
-	require.Equal(t, int32(DefaultNProbe(256)), x.nprobe.Load())
-	require.NoError(t, x.SetNProbe(40))
+	require.Equal(t, 20, st.Partitions, "AutoNList(800)")
+	require.Equal(t, int32(DefaultNProbe(20)), x.nprobe.Load())
+	require.NoError(t, x.SetNProbe(15))
 	want := answers(t, x, 6)
 	file := saved(t, x)
 	in, err := InspectFile(writeTemp(t, file))
 	require.NoError(t, err)
 	require.Equal(t, KindAuto, in.Kind)
 	require.Equal(t, KindIVF, in.Structure)
-	require.Equal(t, 256, in.NList)
-	require.Equal(t, 40, in.NProbe)
+	require.Equal(t, 20, in.NList)
+	require.Equal(t, 15, in.NProbe)
 	for _, l := range loaders {
 		y, err := l.load(t, nil, file)
 		require.NoError(t, err, l.name)

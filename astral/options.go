@@ -177,13 +177,15 @@ func WithIVF(nlist, nprobe int) Option {
 
 // AutoNList is the partitions of the IVF index an auto index of n records
 // grows into, unless WithIVF set them: the power of two nearest sqrt(n)
-// (1024 at 1M records, as measured in docs/IVF.md), 256 to MaxNList.
+// (1024 at 1M records, as measured in docs/IVF.md), 256 to MaxNList, but
+// never more than n/39, so that k-means has TrainSize's 39 records for
+// each centroid (a small limit set in a test or a tool).
 func AutoNList(n int) int {
 	nl := 1
 	for nl*nl*2 < n { // on a log scale, 2·nl is nearer sqrt(n) than nl once n > 2·nl²
 		nl *= 2
 	}
-	return min(max(nl, 256), MaxNList)
+	return max(1, min(max(nl, 256), MaxNList, n/39))
 }
 
 // WithIVFLimitRecords sets the record count past which KindAuto switches to

@@ -112,10 +112,10 @@ func TestBuildInspectAutoIVF(t *testing.T) {
 	require.NoError(t, runBuild([]string{"--data", "random", "--n", "600", "--dim", "8", "--index", "auto",
 		"--ivf-limit", "500", "--threads", "0", "--out", path}))
 	require.Contains(t, buf.String(), "built ivf index (auto)")
-	require.Contains(t, buf.String(), "ivf: 256 partitions, nprobe 12")
+	require.Contains(t, buf.String(), "ivf: 15 partitions, nprobe 1")
 	buf.Reset()
 	require.NoError(t, runInspect([]string{path}))
-	for _, w := range []string{"index      ivf (configured auto)", "options    nlist 256, nprobe 12", "256 partitions, split size",
+	for _, w := range []string{"index      ivf (configured auto)", "options    nlist 15, nprobe 1", "15 partitions, split size",
 		"ok         every checksum"} {
 		require.Contains(t, buf.String(), w)
 	}
@@ -123,7 +123,7 @@ func TestBuildInspectAutoIVF(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, astral.KindAuto, x.Config().Kind)
 	require.Equal(t, astral.KindIVF, x.Stats().Kind)
-	require.Equal(t, 12, x.NProbe())
+	require.Equal(t, 1, x.NProbe())
 	require.NoError(t, x.Close())
 }
 
