@@ -222,17 +222,28 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 		}
 		return ivfQuery(q, probes[c-1])
 	}
-	recall := make([]float64, configs)
+	// The share of the records each query's probed partitions hold: an
+	// IVF query's cost follows it, and partitions near the queries can be
+	// larger than the mean.
+	recall, scanned := make([]float64, configs), make([]float64, configs)
 	for c := 0; c < configs; c++ {
-		hit := 0
+		hit, slots := 0, 0
 		for q := 0; q < nq; q++ {
 			for _, r := range call(c, q) {
 				if slices.Contains(truth[q], r.ID) {
 					hit++
 				}
 			}
+			if c > 0 {
+				_, work := is.Coverage()
+				slots += work
+			}
 		}
 		recall[c] = float64(hit) / float64(nq*k)
+		scanned[c] = 1
+		if c > 0 {
+			scanned[c] = float64(slots) / float64(nq) / float64(x.Len())
+		}
 	}
 	// p50s[c][run]; each run times every configuration over the same
 	// queries, one configuration after the other.
@@ -267,7 +278,7 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 	slices.SortFunc(order, func(a, b int) int { return int(p50s[0][a] - p50s[0][b]) })
 	mid := order[runs/2]
 	fmt.Printf("\nthreads %d (%d participants), %d queries timed × %d runs, run %d has the median flat p50:\n", workers, workers+1, nqTime, runs, mid)
-	fmt.Printf("%-10s %8s %10s %12s %12s %14s %14s\n", "index", "nprobe", "recall_q", "p50_us", "p50/flat", "cpu_p50_us", "cpu_p50/flat")
+	fmt.Printf("%-10s %8s %10s %9s %12s %12s %14s %14s\n", "index", "nprobe", "recall_q", "scanned", "p50_us", "p50/flat", "cpu_p50_us", "cpu_p50/flat")
 	flatP50, flatCPU := p50s[0][mid], median(cpu50s[0])
 	for c := 0; c < configs; c++ {
 		name, np := "flat", "-"
@@ -275,7 +286,7 @@ func measure(fx *flat.Index, x *ivf.Index, p *pool.Pool, workers int, queries []
 			name, np = "ivf", strconv.Itoa(probes[c-1])
 		}
 		cp := median(cpu50s[c])
-		fmt.Printf("%-10s %8s %10.4f %12.1f %12.3f %14.1f %14.3f\n", name, np, recall[c], float64(p50s[c][mid].Nanoseconds())/1e3,
+		fmt.Printf("%-10s %8s %10.4f %9.4f %12.1f %12.3f %14.1f %14.3f\n", name, np, recall[c], scanned[c], float64(p50s[c][mid].Nanoseconds())/1e3,
 			float64(p50s[c][mid])/float64(flatP50), float64(cp.Nanoseconds())/1e3, float64(cp)/float64(flatCPU))
 	}
 }
