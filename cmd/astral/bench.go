@@ -84,6 +84,13 @@ type benchRow struct {
 	Covered         float64 `json:"covered"`
 	CompleteQueries int     `json:"complete_queries"`
 	CompleteShare   float64 `json:"complete_share"`
+	// The machine's floor beside a budgeted row (budgets to 5 ms): p50
+	// and p99 of a call that does nothing but read the clock until the
+	// budget has passed, timed call by call with the row. No search can
+	// end closer to its budget than this; on a VM the hypervisor's pauses
+	// show here.
+	FloorP50us float64 `json:"floor_p50_us,omitempty"`
+	FloorP99us float64 `json:"floor_p99_us,omitempty"`
 	// IVF rows (docs/IVF.md): partitions, partitions probed per query,
 	// and the largest partition's share of the records.
 	NList        int     `json:"nlist,omitempty"`
@@ -753,6 +760,10 @@ func runBench(args []string) error {
 									return err
 								}
 								runners, queries, of = append(runners, r), append(queries, q), append(of, rowOf{fi, -1})
+								if q.budget > 0 && q.budget <= maxFloorBudget {
+									// The clock floor, timed right after the row.
+									runners, queries, of = append(runners, floorRunner(r.calls, q.budget)), append(queries, q), append(of, rowOf{fi, floorRow})
+								}
 							}
 						}
 						// Ranked rows, after the filters': each ranking
@@ -776,6 +787,9 @@ func runBench(args []string) error {
 						var unfilteredP50 float64
 						for i, r := range runners {
 							fi, ri := of[i].fi, of[i].ri
+							if ri == floorRow {
+								continue // reported in the budgeted row before it
+							}
 							var row benchRow
 							if ri >= 0 {
 								truth := sc.rankTruth[ri][fi]
@@ -805,6 +819,10 @@ func runBench(args []string) error {
 								}
 							}
 							row.P50VsUnfiltered = row.P50us / unfilteredP50
+							if i+1 < len(runners) && of[i+1].ri == floorRow {
+								fl := runners[i+1].medianRun()
+								row.FloorP50us, row.FloorP99us = fl.p50, fl.p99
+							}
 							rep.Rows = append(rep.Rows, row)
 						}
 					}
@@ -944,6 +962,40 @@ type rowRunner struct {
 	// tallied sums what it scored.
 	tally   func(c int)
 	tallied budgetTally
+}
+
+// floorRow marks a clock-floor runner in the bench's row list.
+const floorRow = -2
+
+// maxFloorBudget bounds the budgets given a clock floor: the floor costs
+// its budget every call, and past a frame-sized budget the search ends long
+// before it anyway.
+const maxFloorBudget = 5 * time.Millisecond
+
+// floorRunner is the clock floor of a budgeted row of calls calls: each
+// call reads the clock until budget has passed, as a search that did no
+// work but watch its deadline would.
+func floorRunner(calls int, budget time.Duration) *rowRunner {
+	return &rowRunner{batch: 1, calls: calls, lat: make([]float64, 0, 1<<16), call: func(int) error {
+		for start := time.Now(); time.Since(start) < budget; {
+		}
+		return nil
+	}}
+}
+
+// medianRun is the run with the median p50.
+func (r *rowRunner) medianRun() runStats {
+	runs := slices.Clone(r.runs)
+	slices.SortFunc(runs, func(a, b runStats) int {
+		switch {
+		case a.p50 < b.p50:
+			return -1
+		case a.p50 > b.p50:
+			return 1
+		}
+		return 0
+	})
+	return runs[len(runs)/2]
 }
 
 // budgetTally sums a budgeted row's timed queries.
@@ -1110,17 +1162,7 @@ func timeRows(rs []*rowRunner, b *benchFlags, label string) {
 
 // row reports the run with the median p50.
 func (r *rowRunner) row(set *fixture.Set, k int, q rowQuery, truth [][]int32, exactQ [][]int64) benchRow {
-	runs := slices.Clone(r.runs)
-	slices.SortFunc(runs, func(a, b runStats) int {
-		switch {
-		case a.p50 < b.p50:
-			return -1
-		case a.p50 > b.p50:
-			return 1
-		}
-		return 0
-	})
-	med := runs[len(runs)/2]
+	med := r.medianRun()
 	row := benchRow{
 		Batch: r.batch, RecallAtK: fixture.RecallAtK(truth, r.found, k), RecallVsExactQuantized: recallVs(exactQ, r.found, k),
 		P50us: med.p50, P95us: med.p95, P99us: med.p99, MeanUs: med.mean,
@@ -1197,7 +1239,7 @@ func printTable(rep *benchReport) {
 		fmt.Fprintf(stdout, "  %-16s %9s", "rank", "top50+rr")
 	}
 	if budgetRows {
-		fmt.Fprintf(stdout, "  %7s %7s %9s", "budget", "covered", "complete")
+		fmt.Fprintf(stdout, "  %7s %7s %9s %9s %9s", "budget", "covered", "complete", "floor p50", "floor p99")
 	}
 	if ivfRows {
 		fmt.Fprintf(stdout, "  %7s %6s %8s", "nlist", "nprobe", "largest")
@@ -1235,11 +1277,12 @@ func printTable(rep *benchReport) {
 			fmt.Fprintf(stdout, "  %-16s %9s", rank, rr)
 		}
 		if budgetRows {
-			budget, complete := "-", "-"
+			budget, complete, floor50, floor99 := "-", "-", "-", "-"
 			if r.BudgetUs > 0 {
 				budget, complete = strconv.Itoa(r.BudgetUs), fmt.Sprintf("%.1f%%", 100*r.CompleteShare)
+				floor50, floor99 = fmt.Sprintf("%.1f", r.FloorP50us), fmt.Sprintf("%.1f", r.FloorP99us)
 			}
-			fmt.Fprintf(stdout, "  %7s %7.3f %9s", budget, r.Covered, complete)
+			fmt.Fprintf(stdout, "  %7s %7.3f %9s %9s %9s", budget, r.Covered, complete, floor50, floor99)
 		}
 		if ivfRows {
 			if r.NList > 0 {

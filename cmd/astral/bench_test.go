@@ -256,6 +256,12 @@ func TestBenchBudgetRows(t *testing.T) {
 			assert.Equal(t, "scan", r.Plan, what)
 		case 1:
 			assert.Zero(t, r.AllocsPerQuery, what)
+			// The clock floor: a call that only waits out 1 µs.
+			assert.GreaterOrEqual(t, r.FloorP50us, 1.0, what)
+			assert.GreaterOrEqual(t, r.FloorP99us, r.FloorP50us, what)
+		}
+		if r.BudgetUs != 1 {
+			assert.Zero(t, r.FloorP99us, what+": no floor past 5 ms")
 		}
 	}
 	assert.Equal(t, map[int]int{0: 8, 1: 4, 50000000: 4}, budgets)

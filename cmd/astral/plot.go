@@ -147,13 +147,24 @@ func recallPlot(rep *benchReport) (*plot.Plot, *plot.Legend, []string, error) {
 	colors := map[string]int{}
 	threadStyles := map[int]int{}
 	efNote, probeNote := false, false
+	// One colour per stored kind (and rerank), so that a flat point and
+	// the curve of the same kind match; per index too when a merged plot
+	// holds more than one kind of approximate index (IVF beside HNSW).
+	approx := map[string]bool{}
+	for _, c := range cs {
+		if c.index != "flat" {
+			approx[c.index] = true
+		}
+	}
 	for _, c := range cs {
 		for _, pt := range c.pts {
 			minX, maxX, minY = min(minX, pt.X), max(maxX, pt.X), min(minY, pt.Y)
 		}
-		// One colour per stored kind (and rerank), one dash per thread count,
-		// so a flat point and the HNSW curve of the same kind match.
+		// One dash per thread count.
 		ck := fmt.Sprint(c.storage, c.rerank, c.rerankStorage)
+		if len(approx) > 1 && c.index != "flat" {
+			ck += c.index
+		}
 		if _, ok := colors[ck]; !ok {
 			colors[ck] = len(colors)
 		}
