@@ -98,9 +98,10 @@ const MaxRerankFactor = 64
 // of records, about 43,690 vectors of 384 E5M2 components.
 const DefaultFlatLimitBytes = 16 << 20
 
-// DefaultIVFLimitRecords is where an auto index leaves HNSW for IVF
-// (provisional: see docs/IVF.md, "Choosing").
-const DefaultIVFLimitRecords = 1_000_000
+// DefaultIVFLimitRecords is where an auto index leaves HNSW for IVF: the
+// size past which a graph's build costs minutes on 2 cores while IVF, with
+// its worker, answers as fast at a higher recall (docs/IVF.md, "Choosing").
+const DefaultIVFLimitRecords = 500_000
 
 // NeverIVF as IVFLimitRecords keeps an auto index off IVF (any negative
 // value does).

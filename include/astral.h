@@ -194,9 +194,9 @@ typedef struct AstralInit {
 /* Queries sharing one pass over the records in astral_index_query_batch. */
 #define ASTRAL_MAX_BATCH 16
 #define ASTRAL_DEFAULT_FLAT_LIMIT_BYTES ((uint64_t)16 << 20)
-/* AstralIndexOptions.ivf_limit_records: 0 selects this default (provisional);
+/* AstralIndexOptions.ivf_limit_records: 0 selects this default (docs/IVF.md);
  * ASTRAL_IVF_LIMIT_NEVER (any negative value) keeps an auto index off IVF. */
-#define ASTRAL_DEFAULT_IVF_LIMIT_RECORDS ((int64_t)1000000)
+#define ASTRAL_DEFAULT_IVF_LIMIT_RECORDS ((int64_t)500000)
 #define ASTRAL_IVF_LIMIT_NEVER ((int64_t)-1)
 
 typedef struct AstralIndexOptions {
@@ -223,8 +223,8 @@ typedef struct AstralIndexOptions {
      * An IVF index scans exactly until it holds max(39 * ivf_nlist, 4096)
      * records, then trains on them once. An auto index that grows into IVF
      * trains on all its records; for it 0 derives ivf_nlist from the record
-     * count (the power of two nearest its square root, 256 to 1048576) and
-     * ivf_nprobe from ivf_nlist. */
+     * count (the power of two nearest its square root, 256 to 1048576, at
+     * most a 39th of the records) and ivf_nprobe from ivf_nlist. */
     uint32_t ivf_nlist;  /* partitions: 1 to 1048576; 0 = 1024 (auto: derived) */
     uint32_t ivf_nprobe; /* partitions scanned per query: 1 to ivf_nlist; 0 = 3/64 of ivf_nlist */
     uint64_t ivf_seed;   /* training sample and first centroids */
