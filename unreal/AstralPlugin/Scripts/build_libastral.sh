@@ -57,5 +57,9 @@ esac
 # describe is built, so the two always match.
 include=$plugin/Source/ThirdParty/AstralLibrary/include
 mkdir -p "$include"
-cp "$repo/include/astral.h" "$repo/include/astral.hpp" "$repo/examples/cpp/astral_bench.hpp" "$include/"
+# Only headers that differ: a copy would touch the plugin's identical ones
+# and rebuild everything that includes them.
+for h in "$repo/include/astral.h" "$repo/include/astral.hpp" "$repo/examples/cpp/astral_bench.hpp"; do
+  cmp -s "$h" "$include/${h##*/}" || cp "$h" "$include/"
+done
 echo "build_libastral: headers -> $include"
