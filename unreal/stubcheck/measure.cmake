@@ -36,7 +36,10 @@ foreach(header ${ASTRAL_UNREAL_HEADERS})
   file(STRINGS "${header}" generated_includes REGEX "#include \"[A-Za-z0-9_]+\\.generated\\.h\"")
   foreach(line ${generated_includes})
     string(REGEX REPLACE ".*\"([A-Za-z0-9_]+\\.generated\\.h)\".*" "\\1" generated "${line}")
-    file(WRITE "${ASTRAL_UNREAL_GENERATED}/${generated}" "#pragma once\n#include \"UObject/ObjectMacros.h\"\n#include \"UObject/ScriptMacros.h\"\n")
+    # CONFIGURE writes only a changed file: a rewrite at every configure
+    # would rebuild every plugin object that includes it.
+    file(CONFIGURE OUTPUT "${ASTRAL_UNREAL_GENERATED}/${generated}"
+      CONTENT "#pragma once\n#include \"UObject/ObjectMacros.h\"\n#include \"UObject/ScriptMacros.h\"\n")
   endforeach()
 endforeach()
 file(GLOB ASTRAL_UNREAL_SOURCES "${ASTRAL_UNREAL_PLUGIN}/Private/*.cpp")
