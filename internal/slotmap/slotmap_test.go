@@ -1,6 +1,7 @@
 package slotmap
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -16,36 +17,41 @@ func TestAgainstMap(t *testing.T) {
 		"strided": func(r *rand.Rand) uint64 { return r.Uint64N(3000) << 20 },
 		"any":     func(r *rand.Rand) uint64 { return r.Uint64() | uint64(r.IntN(2))<<63 },
 	}
-	for name, draw := range draws {
-		t.Run(name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, 7))
-			var m Map
-			want := map[uint64]int32{}
-			for step := range 30000 {
-				id := draw(r)
-				switch r.IntN(3) {
-				case 0, 1:
-					s := int32(r.IntN(1 << 30))
-					m.Put(id, s)
-					want[id] = s
-				default:
-					_, had := want[id]
-					require.Equal(t, had, m.Delete(id), "step %d delete %d", step, id)
-					delete(want, id)
+	for _, dense := range []bool{false, true} {
+		for name, draw := range draws {
+			t.Run(fmt.Sprintf("%s/dense=%v", name, dense), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(1, 7))
+				var m Map
+				if dense {
+					m.MakeDense()
 				}
-				require.Equal(t, len(want), m.Len())
-				probe := draw(r)
-				s, ok := m.Get(probe)
-				ws, wok := want[probe]
-				require.Equal(t, wok, ok, "step %d get %d", step, probe)
-				require.Equal(t, ws, s)
-			}
-			for id, s := range want {
-				got, ok := m.Get(id)
-				require.True(t, ok)
-				require.Equal(t, s, got)
-			}
-		})
+				want := map[uint64]int32{}
+				for step := range 30000 {
+					id := draw(r)
+					switch r.IntN(3) {
+					case 0, 1:
+						s := int32(r.IntN(1 << 30))
+						m.Put(id, s)
+						want[id] = s
+					default:
+						_, had := want[id]
+						require.Equal(t, had, m.Delete(id), "step %d delete %d", step, id)
+						delete(want, id)
+					}
+					require.Equal(t, len(want), m.Len())
+					probe := draw(r)
+					s, ok := m.Get(probe)
+					ws, wok := want[probe]
+					require.Equal(t, wok, ok, "step %d get %d", step, probe)
+					require.Equal(t, ws, s)
+				}
+				for id, s := range want {
+					got, ok := m.Get(id)
+					require.True(t, ok)
+					require.Equal(t, s, got)
+				}
+			})
+		}
 	}
 }
 
@@ -66,7 +72,35 @@ func TestZeroAndClear(t *testing.T) {
 	require.Zero(t, m.Len())
 	require.False(t, m.Has(0))
 	n := New(1000)
-	require.Equal(t, 4096*8, n.Bytes(), "1000 ids fit a table of 2048 cells of 2 words")
+	require.Equal(t, 2000*16, n.Bytes(), "1000 ids reserved: a table of 2000 cells of 2 words")
+}
+
+// TestDense checks the dense table's size at a reservation and after
+// growth, and 64-bit values.
+func TestDense(t *testing.T) {
+	var m Map
+	m.MakeDense()
+	m.Reserve(300000)
+	require.Equal(t, (300000*4/3+1)*16, m.Bytes(), "reserved: three quarters full")
+	cells := m.Bytes()
+	for i := range 300000 {
+		m.Put64(uint64(i)*977, uint64(i)<<32|uint64(i%5000))
+	}
+	require.Equal(t, cells, m.Bytes(), "the reserved ids fit without growing")
+	require.Less(t, float64(m.Bytes())/300000, 22.0, "bytes per id")
+	for i := range 300000 {
+		v, ok := m.Get64(uint64(i) * 977)
+		require.True(t, ok)
+		require.Equal(t, uint64(i)<<32|uint64(i%5000), v)
+	}
+	for i := 300000; i < 400000; i++ {
+		m.Put64(uint64(i)*977, ^uint64(0)-1)
+	}
+	require.Equal(t, 400000, m.Len())
+	require.LessOrEqual(t, float64(400000*16)/float64(m.Bytes()), 0.85, "grown: at most 85 % full")
+	v, ok := m.Get64(399999 * 977)
+	require.True(t, ok)
+	require.Equal(t, ^uint64(0)-1, v, "the largest value")
 }
 
 func TestGetAllocatesNothing(t *testing.T) {
