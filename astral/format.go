@@ -66,6 +66,8 @@ const (
 	// directory says which runs (extents) form each partition.
 	secIVFDirectory file.Kind = 20 // see ivffile.go
 	secIVFSegment   file.Kind = 21 // repeated; see ivffile.go
+	// Version 8: a segment's head flags the attribute columns it leaves
+	// out because every value in them is zero (see ivffile.go).
 )
 
 // attrsVersion is the first format version with attribute sections,
@@ -76,6 +78,7 @@ const (
 	memoryVersion   = 5 // times and importances
 	ivfVersion      = 6 // the IVF kind
 	segmentVersion  = 7 // IVF partitions in segments, appending saves
+	columnsVersion  = 8 // IVF segments without their all-zero attribute columns
 )
 
 // graphKeepPruned is the header's graph flag for hnsw.Config.KeepPruned.

@@ -17,7 +17,7 @@ import (
 
 // TestVersion6IVFFileLoads: an IVF file main wrote before the segments
 // (version 6, testdata/v6-ivf.astral: ivfIndex of 600, L2 over int8)
-// loads every way as it was, and saves as version 7.
+// loads every way as it was, and saves as version 8.
 func TestVersion6IVFFileLoads(t *testing.T) {
 	file := readFixture(t, "testdata/v6-ivf.astral")
 	require.EqualValues(t, 6, binary.LittleEndian.Uint32(file[8:]))
@@ -27,7 +27,7 @@ func TestVersion6IVFFileLoads(t *testing.T) {
 		require.NoError(t, err, l.name)
 		require.Equal(t, ivfAnswers(t, want, s), ivfAnswers(t, y, s), l.name)
 		again := saved(t, y)
-		require.EqualValues(t, segmentVersion, binary.LittleEndian.Uint32(again[8:]))
+		require.EqualValues(t, columnsVersion, binary.LittleEndian.Uint32(again[8:]))
 		require.Equal(t, saved(t, want), again, l.name)
 	}
 }
@@ -313,4 +313,46 @@ func TestKillDuringAppendingSave(t *testing.T) {
 	}
 	t.Logf("batches done when killed (batches:rounds): %s", strings.Join(parts, " "))
 	require.Less(t, seen[0], sized(100, 20), "no child appended before it was killed")
+}
+
+// TestVersion7IVFFileLoads: an IVF file main wrote before segments could
+// leave columns out (version 7, testdata/v7-ivf.astral: appendedIVF's
+// file, two segments) loads every way as this library's own file of that
+// index does, saves whole as it, and takes an appending save, after
+// which the file is version 8 and answers as the index in memory.
+func TestVersion7IVFFileLoads(t *testing.T) {
+	old := readFixture(t, "testdata/v7-ivf.astral")
+	require.EqualValues(t, 7, binary.LittleEndian.Uint32(old[8:]))
+	now := appendedIVF(t)
+	require.EqualValues(t, columnsVersion, binary.LittleEndian.Uint32(now[8:]))
+	require.Less(t, len(now), len(old), "the new file leaves its zero columns out")
+	want, err := LoadBytes(nil, now)
+	require.NoError(t, err)
+	for _, l := range loaders {
+		y, err := l.load(t, nil, old)
+		require.NoError(t, err, l.name)
+		require.Equal(t, answers(t, want, 5), answers(t, y, 5), l.name)
+		require.Equal(t, saved(t, want), saved(t, y), l.name)
+	}
+	path := filepath.Join(t.TempDir(), "v7.astral")
+	require.NoError(t, os.WriteFile(path, old, 0o644))
+	x, err := OpenFile(nil, path)
+	require.NoError(t, err)
+	defer x.Close()
+	r := rand.New(rand.NewPCG(8, 9))
+	require.NoError(t, x.Add(seqIDs(9000, 4), randomVectors(r, 4, 8)))
+	require.NoError(t, x.SetImportance([]uint64{9001}, 2))
+	require.NoError(t, x.SaveFile(path))
+	require.True(t, x.SaveStats().Appended)
+	info, err := InspectFile(path)
+	require.NoError(t, err)
+	require.EqualValues(t, columnsVersion, info.Version, "the current header slot")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, l := range loaders {
+		y, err := l.load(t, nil, b)
+		require.NoError(t, err, l.name)
+		require.Equal(t, answers(t, x, 5), answers(t, y, 5), l.name)
+		require.Equal(t, saved(t, x), saved(t, y), l.name)
+	}
 }

@@ -3,6 +3,7 @@ package astral
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -24,14 +25,19 @@ import (
 // directory cuts each partition out of the segments as extents (runs of
 // a segment's slots), so an appending save writes one new segment with
 // the slots each partition gained since the last save, a new directory,
-// and keeps every other byte where it lies.
+// and keeps every other byte where it lies. From version 8 a segment
+// leaves out each attribute column whose values are all zero (bits of
+// its head's second word, absentTags to absentImps): an index without
+// attributes saves 28 bytes a slot, and a mapped open keeps them out of
+// memory.
 
 const (
 	// dirEntryLen is one directory entry: a partition's (slots,
 	// tombstones, extents, reserved: uint32 each) or an extent's
 	// (segment, count: uint32; first slot: uint64).
 	dirEntryLen = 16
-	// segmentHead is a segment's head: its slots (uint64), zero padding.
+	// segmentHead is a segment's head: its slots and its absent columns
+	// (uint64 each), zero padding.
 	segmentHead = 64
 	// maxIVFExtents bounds a header's extent count.
 	maxIVFExtents = 1 << 32
@@ -43,6 +49,15 @@ const (
 	compactDead = 0.5
 )
 
+// A segment's absent columns: its head's second word.
+const (
+	absentTags uint64 = 1 << iota
+	absentOwners
+	absentTimes
+	absentImps
+	absentAll = absentTags | absentOwners | absentTimes | absentImps
+)
+
 // segment is one segment's columns, n slots each.
 type segment struct {
 	n            uint64
@@ -52,12 +67,13 @@ type segment struct {
 	tags, owners []uint64
 	times        []int64
 	imps         []float32
+	absent       uint64 // the columns left out (nil here), all zero
 }
 
 // segmentWidths is the bytes per slot of each column a segment holds, in
 // order: ids, records, adjust and scales (where the metric has them),
 // tags, owners, times, importances.
-func (x *Index) segmentWidths() []uint64 {
+func (x *Index) segmentWidths(absent uint64) []uint64 {
 	w := []uint64{8, uint64(x.kern.Stride())}
 	if x.adjust != score.AdjustNone {
 		w = append(w, 4)
@@ -65,8 +81,34 @@ func (x *Index) segmentWidths() []uint64 {
 	if x.adjust == score.AdjustScaleSubtract {
 		w = append(w, 4)
 	}
-	return append(w, 8, 8, 8, 4)
+	for i, cw := range []uint64{8, 8, 8, 4} {
+		if absent&(1<<i) == 0 {
+			w = append(w, cw)
+		}
+	}
+	return w
 }
+
+// absentColumns are the attribute columns of seg whose values are all
+// zero (importances bit for bit).
+func absentColumns(seg *segment) uint64 {
+	var a uint64
+	if !slices.ContainsFunc(seg.tags, isNonzero) {
+		a |= absentTags
+	}
+	if !slices.ContainsFunc(seg.owners, isNonzero) {
+		a |= absentOwners
+	}
+	if !slices.ContainsFunc(seg.times, func(t int64) bool { return t != 0 }) {
+		a |= absentTimes
+	}
+	if !slices.ContainsFunc(seg.imps, func(v float32) bool { return math.Float32bits(v) != 0 }) {
+		a |= absentImps
+	}
+	return a
+}
+
+func isNonzero(v uint64) bool { return v != 0 }
 
 // segmentLen is the length of a segment of n slots.
 func segmentLen(widths []uint64, n uint64) uint64 {
@@ -81,7 +123,9 @@ func segmentLen(widths []uint64, n uint64) uint64 {
 // section.
 func (x *Index) segmentPart(seg *segment, recs func(each func([]byte))) file.Part {
 	var head [segmentHead]byte
+	seg.absent = absentColumns(seg)
 	binary.LittleEndian.PutUint64(head[:], seg.n)
+	binary.LittleEndian.PutUint64(head[8:], seg.absent)
 	var zero [file.Align]byte
 	pieces := func(each func([]byte)) {
 		each(head[:])
@@ -103,24 +147,33 @@ func (x *Index) segmentPart(seg *segment, recs func(each func([]byte))) file.Par
 		if x.adjust == score.AdjustScaleSubtract {
 			col(file.BytesOf(seg.scales))
 		}
-		col(file.BytesOf(seg.tags))
-		col(file.BytesOf(seg.owners))
-		col(file.BytesOf(seg.times))
-		col(file.BytesOf(seg.imps))
+		if seg.absent&absentTags == 0 {
+			col(file.BytesOf(seg.tags))
+		}
+		if seg.absent&absentOwners == 0 {
+			col(file.BytesOf(seg.owners))
+		}
+		if seg.absent&absentTimes == 0 {
+			col(file.BytesOf(seg.times))
+		}
+		if seg.absent&absentImps == 0 {
+			col(file.BytesOf(seg.imps))
+		}
 	}
-	return file.Part{Kind: secIVFSegment, Length: segmentLen(x.segmentWidths(), seg.n), Pieces: pieces}
+	return file.Part{Kind: secIVFSegment, Length: segmentLen(x.segmentWidths(seg.absent), seg.n), Pieces: pieces}
 }
 
-// parseSegment cuts a segment section into its columns, in place.
-func (x *Index) parseSegment(b []byte, i int) (segment, error) {
+// parseSegment cuts a segment section of a file of version v into its
+// columns, in place.
+func (x *Index) parseSegment(b []byte, i int, v uint32) (segment, error) {
 	if len(b) < segmentHead {
 		return segment{}, errorf(ErrCorrupt, "segment %d: %d bytes, shorter than its head", i, len(b))
 	}
-	n := binary.LittleEndian.Uint64(b)
-	if n > maxIVFSlots || segmentLen(x.segmentWidths(), n) != uint64(len(b)) {
-		return segment{}, errorf(ErrCorrupt, "segment %d: %d bytes for %d slots", i, len(b), n)
+	n, absent, err := x.segmentShape(b[:16], uint64(len(b)), v)
+	if err != nil {
+		return segment{}, errorf(ErrCorrupt, "segment %d: %v", i, err)
 	}
-	for _, c := range b[8:segmentHead] {
+	for _, c := range b[16:segmentHead] {
 		if c != 0 {
 			return segment{}, errorf(ErrCorrupt, "segment %d: reserved head bytes are not zero", i)
 		}
@@ -131,16 +184,42 @@ func (x *Index) parseSegment(b []byte, i int) (segment, error) {
 		at += file.AlignUp(w * n)
 		return c
 	}
-	seg := segment{n: n, ids: file.WordsOf[uint64](next(8)), recs: next(uint64(x.kern.Stride()))}
+	seg := segment{n: n, absent: absent, ids: file.WordsOf[uint64](next(8)), recs: next(uint64(x.kern.Stride()))}
 	if x.adjust != score.AdjustNone {
 		seg.adj = file.WordsOf[float32](next(4))
 	}
 	if x.adjust == score.AdjustScaleSubtract {
 		seg.scales = file.WordsOf[float32](next(4))
 	}
-	seg.tags, seg.owners = file.WordsOf[uint64](next(8)), file.WordsOf[uint64](next(8))
-	seg.times, seg.imps = file.WordsOf[int64](next(8)), file.WordsOf[float32](next(4))
+	if absent&absentTags == 0 {
+		seg.tags = file.WordsOf[uint64](next(8))
+	}
+	if absent&absentOwners == 0 {
+		seg.owners = file.WordsOf[uint64](next(8))
+	}
+	if absent&absentTimes == 0 {
+		seg.times = file.WordsOf[int64](next(8))
+	}
+	if absent&absentImps == 0 {
+		seg.imps = file.WordsOf[float32](next(4))
+	}
 	return seg, nil
+}
+
+// segmentShape reads a segment's slots and absent columns from the first
+// 16 bytes of its head and checks them against its length l (a file of
+// version v).
+func (x *Index) segmentShape(head []byte, l uint64, v uint32) (n, absent uint64, err error) {
+	n, absent = binary.LittleEndian.Uint64(head), binary.LittleEndian.Uint64(head[8:])
+	switch {
+	case absent != 0 && v < columnsVersion:
+		return 0, 0, fmt.Errorf("absent columns %#x in a version-%d file", absent, v)
+	case absent&^absentAll != 0:
+		return 0, 0, fmt.Errorf("unknown absent columns %#x", absent)
+	case n > maxIVFSlots || segmentLen(x.segmentWidths(absent), n) != l:
+		return 0, 0, fmt.Errorf("%d bytes for %d slots", l, n)
+	}
+	return n, absent, nil
 }
 
 // extent is a run of a partition's slots in a segment.
@@ -247,11 +326,21 @@ func gather[T any](segs []segment, exts []extent, col func(*segment) []T) []T {
 	if len(exts) == 1 {
 		e := exts[0]
 		c := col(&segs[e.seg])
+		if c == nil {
+			return nil // left out: all zero
+		}
 		return c[e.first : e.first+e.count : e.first+e.count]
+	}
+	if !slices.ContainsFunc(exts, func(e extent) bool { return col(&segs[e.seg]) != nil }) {
+		return nil
 	}
 	var out []T
 	for _, e := range exts {
-		out = append(out, col(&segs[e.seg])[e.first:e.first+e.count]...)
+		if c := col(&segs[e.seg]); c != nil {
+			out = append(out, c[e.first:e.first+e.count]...)
+		} else {
+			out = append(out, make([]T, e.count)...)
+		}
 	}
 	return out
 }
@@ -263,7 +352,7 @@ func (x *Index) assembleSegments(h *file.Header, sec func(file.Kind) []byte, seg
 	segSlots := make([]uint64, len(segBufs))
 	for i, b := range segBufs {
 		var err error
-		if segs[i], err = x.parseSegment(b, i); err != nil {
+		if segs[i], err = x.parseSegment(b, i, h.Version); err != nil {
 			return err
 		}
 		segSlots[i] = segs[i].n
@@ -327,7 +416,7 @@ func (x *Index) appendSlots(seg *segment, recs *[][]byte, pp *ivf.PartitionParts
 	if x.adjust == score.AdjustScaleSubtract {
 		seg.scales = append(seg.scales, pp.Scales[from:to]...)
 	}
-	seg.tags, seg.owners = append(seg.tags, pp.Tags[from:to]...), append(seg.owners, pp.Owners[from:to]...)
+	seg.tags, seg.owners = appendColumn(seg.tags, pp.Tags, from, to), appendColumn(seg.owners, pp.Owners, from, to)
 	d := pp.Tombstones
 	for len(d) > 0 && int(d[0]) < from {
 		d = d[1:]
@@ -337,12 +426,26 @@ func (x *Index) appendSlots(seg *segment, recs *[][]byte, pp *ivf.PartitionParts
 		var imp float32
 		if len(d) > 0 && d[0] == uint32(i) {
 			d = d[1:] // a dead slot's are 0, as before the columns
-		} else if pp.Times != nil {
-			t, imp = pp.Times[i], pp.Imps[i]
+		} else {
+			if pp.Times != nil {
+				t = pp.Times[i]
+			}
+			if pp.Imps != nil {
+				imp = pp.Imps[i]
+			}
 		}
 		seg.times, seg.imps = append(seg.times, t), append(seg.imps, imp)
 	}
 	seg.n += uint64(to - from)
+}
+
+// appendColumn appends slots [from, to) of column c to dst, zeros for a
+// nil column (a partition leaves an all-zero column out).
+func appendColumn(dst, c []uint64, from, to int) []uint64 {
+	if c == nil {
+		return append(dst, make([]uint64, to-from)...)
+	}
+	return append(dst, c[from:to]...)
 }
 
 // ivfSmallSections are a version-7 IVF file's sections besides the
@@ -459,9 +562,18 @@ func (x *Index) saveAppending(path string) (done bool, err error) {
 	var segSlots []uint64
 	for _, sc := range h0.Sections {
 		if sc.Kind == secIVFSegment {
+			// Its head gives its slots, checked against its length; a
+			// head the file no longer holds as written means a whole write.
+			head, err := a.ReadPrefix(sc, 16)
+			if err != nil {
+				return false, nil
+			}
+			n, _, err := x.segmentShape(head, sc.Length, h0.Version)
+			if err != nil {
+				return false, nil
+			}
 			oldSegs = append(oldSegs, sc)
-			// A segment's length gives its slots: the widths are fixed.
-			segSlots = append(segSlots, segmentSlots(x.segmentWidths(), sc.Length))
+			segSlots = append(segSlots, n)
 		}
 	}
 	ds := h0.Find(secIVFDirectory)
@@ -482,7 +594,8 @@ func (x *Index) saveAppending(path string) (done bool, err error) {
 	var recs [][]byte
 	dir := make([]dirPartition, len(ps.Partitions))
 	used := make([]bool, len(oldSegs))
-	widths := x.segmentWidths()
+	// An upper bound: a segment may leave columns out.
+	widths := x.segmentWidths(0)
 	var perSlot uint64
 	for _, w := range widths {
 		perSlot += w
@@ -590,25 +703,6 @@ func (x *Index) saveAppending(path string) (done bool, err error) {
 	x.saves.bytes.Store(written)
 	x.saves.appended.Store(true)
 	return true, nil
-}
-
-// segmentSlots is the slots of a segment of length l (0 if none fits).
-func segmentSlots(widths []uint64, l uint64) uint64 {
-	var per uint64
-	for _, w := range widths {
-		per += w
-	}
-	if l < segmentHead {
-		return 0
-	}
-	n := (l - segmentHead) / per
-	for n > 0 && segmentLen(widths, n) > l {
-		n--
-	}
-	if segmentLen(widths, n) != l {
-		return 0
-	}
-	return n
 }
 
 // SaveStats describes the index's last save.

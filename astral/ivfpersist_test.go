@@ -159,6 +159,7 @@ func ivfSection(t testing.TB, file []byte, k container.Kind) (at, n int) {
 func TestCorruptIVF(t *testing.T) {
 	x := smallIVF(t)
 	require.NoError(t, x.Remove(1003, 1004, 1017))
+	require.NoError(t, x.SetImportance([]uint64{1006}, 0.5)) // the segment holds importances
 	file := saved(t, x)
 	cents, _ := ivfSection(t, file, secCentroids)
 	dir, ndir := ivfSection(t, file, secIVFDirectory)
@@ -191,6 +192,7 @@ func TestCorruptIVF(t *testing.T) {
 	}
 	slots := int(le.Uint64(file[seg:]))
 	require.Equal(t, (ndir/dirEntryLen - nl), int(le.Uint64(file[136:])), "extents in the header")
+	require.Zero(t, le.Uint64(file[seg+8:])&(absentImps|absentOwners), "the segment holds owners and importances")
 	imps := seg + nseg - int(container.AlignUp(uint64(4*slots)))
 	cases := []struct {
 		name, why string
@@ -210,7 +212,9 @@ func TestCorruptIVF(t *testing.T) {
 			put64(b, ext+dirEntryLen*int(n0)+8, 1)
 		}},
 		{"segment slots", "bytes for", func(b []byte) { put64(b, seg, uint64(slots+1)) }},
-		{"segment head", "reserved head", func(b []byte) { b[seg+9] = 1 }},
+		{"segment head", "reserved head", func(b []byte) { b[seg+17] = 1 }},
+		{"unknown absent column", "unknown absent columns", func(b []byte) { b[seg+9] = 1 }},
+		{"absent column, length kept", "bytes for", func(b []byte) { b[seg+8] |= byte(absentOwners) }},
 		{"importance NaN", "importance", func(b []byte) { put32(b, imps, 0x7fc00000) }},
 		{"tombstone past its partition", "out of order or past", func(b []byte) { put32(b, dead, 1<<20) }},
 		{"live id twice", "stored twice", func(b []byte) { copy(b[ids+8*live[1]:], b[ids+8*live[0]:ids+8*live[0]+8]) }},

@@ -120,12 +120,9 @@ func (s *ivfStructure) insert(b *batch, p *pool.Pool) error {
 		}
 		return nil
 	}
-	stride := s.ix.Kernel().Stride()
-	for i, id := range b.ids {
-		a := b.attr(i)
-		if err := s.ix.Add(id, b.recs[i*stride:(i+1)*stride], b.bias[i], b.scales[i], a); err != nil {
-			return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
-		}
+	// The centroid choices run on the workers; the records go in in order.
+	if err := s.ix.AddBatch(b.ids, b.recs, b.bias, b.scales, b.attr, p); err != nil {
+		return errorf(ErrInvalidArgument, "%v", err) // unreachable: the engine checked the ids
 	}
 	return nil
 }

@@ -185,11 +185,11 @@ func (x *Index) save(open func(size int64) (io.Writer, error), toFile bool) (siz
 // newHeader fills the fields every file has.
 func (x *Index) newHeader(structure Kind) *file.Header {
 	c := x.cfg
-	// Only a trained IVF index needs version 7's segments; the others
+	// Only a trained IVF index needs version 8's segments; the others
 	// keep writing version 6, which older readers read.
 	version := uint32(ivfVersion)
 	if structure == KindIVF {
-		version = segmentVersion
+		version = columnsVersion
 	}
 	h := &file.Header{Version: version, Dim: uint32(c.Dim), Metric: uint8(c.Metric), Kind: uint8(c.Kind),
 		Structure: uint8(structure), Storage: uint8(c.Storage), Stride: uint32(x.kern.Stride()), M: uint32(c.M),

@@ -65,6 +65,7 @@ func fuzzSeeds(t testing.TB) map[string][]byte {
 		"ivf-appended-torn": flipped(appendedIVF(t), 130),
 		// Version 6 as main wrote IVF files before the segments.
 		"ivf-version-6": readFixture(t, "testdata/v6-ivf.astral"),
+		"ivf-version-7": readFixture(t, "testdata/v7-ivf.astral"),
 	}
 	return seeds
 }

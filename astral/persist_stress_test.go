@@ -208,7 +208,7 @@ func stress(t *testing.T, kind Kind) {
 						var f []byte
 						f, err = os.ReadFile(path)
 						b.Write(f)
-						if len(f) > container.DataStart && binary.LittleEndian.Uint32(f[8:]) == container.SlotVersion {
+						if len(f) > container.DataStart && binary.LittleEndian.Uint32(f[8:]) >= container.SlotVersion {
 							for _, g := range []uint64{binary.LittleEndian.Uint64(f[128:]), binary.LittleEndian.Uint64(f[container.SlotSize+128:])} {
 								if g > maxGen.Load() {
 									maxGen.Store(g)

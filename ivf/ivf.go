@@ -88,9 +88,7 @@ type Index struct {
 
 	cents      *centroids
 	parts      []*partition
-	slots      slotmap.Map // id → handle
-	where      []uint64    // handle → partition<<32 | slot
-	free       []int32     // unused handles
+	slots      slotmap.Map // id → partition<<32 | slot (a dense table)
 	live       int
 	dead       int
 	splits     int
@@ -121,7 +119,9 @@ func New(k *kernel.Kernel, adjust score.Adjust, cfg Config) (*Index, error) {
 		cfg.Rounds = DefaultRounds
 	}
 	l2 := adjust == score.AdjustSubtract || adjust == score.AdjustScaleSubtract
-	return &Index{kern: k, stride: k.Stride(), dim: cfg.Dim, adjust: adjust, cfg: cfg, l2: l2}, nil
+	x := &Index{kern: k, stride: k.Stride(), dim: cfg.Dim, adjust: adjust, cfg: cfg, l2: l2}
+	x.slots.MakeDense()
+	return x, nil
 }
 
 // Len is the number of live records.
@@ -144,11 +144,10 @@ func (x *Index) Has(id uint64) bool { return x.slots.Has(id) }
 
 // locate returns the partition and slot of id.
 func (x *Index) locate(id uint64) (int, int, bool) {
-	h, ok := x.slots.Get(id)
+	w, ok := x.slots.Get64(id)
 	if !ok {
 		return 0, 0, false
 	}
-	w := x.where[h]
 	return int(w >> 32), int(uint32(w)), true
 }
 
@@ -216,7 +215,7 @@ func (x *Index) Stats() Stats {
 	if x.cents != nil {
 		st.Bytes += int64(len(x.cents.vecs))*4 + int64(len(x.cents.recs))
 	}
-	st.Bytes += int64(x.slots.Bytes()) + int64(cap(x.where))*8
+	st.Bytes += int64(x.slots.Bytes())
 	return st
 }
 

@@ -2,6 +2,7 @@ package ivf
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -416,4 +417,128 @@ func TestAddGoesToNearestCentroid(t *testing.T) {
 		require.Equal(t, int(want[i]), pi, "record %d", i)
 	}
 	require.Equal(t, 0, x.Stats().Splits, "SplitAt -1 never splits")
+}
+
+// TestAttributeColumnsLazy checks that an index without attributes keeps
+// no attribute columns, that the first nonzero value of each makes its
+// column (in every partition the record moves to), that -0 is kept bit
+// for bit, and that answers and attributes match an index built with
+// explicit zero columns.
+func TestAttributeColumnsLazy(t *testing.T) {
+	d := newData(t, 3000, 4, 64, score.AdjustScale)
+	x, err := New(d.kern, d.adjust, Config{Dim: d.set.Dim, NList: 16, Seed: 5})
+	require.NoError(t, err)
+	require.NoError(t, Build(x, d.recs, d.ids, d.bias, nil, nil, nil, nil))
+	y, err := New(d.kern, d.adjust, Config{Dim: d.set.Dim, NList: 16, Seed: 5})
+	require.NoError(t, err)
+	zeros := make([]uint64, len(d.ids))
+	require.NoError(t, Build(y, d.recs, d.ids, d.bias, nil, zeros, zeros, nil))
+	for _, p := range x.parts {
+		require.Nil(t, p.tags)
+		require.Nil(t, p.owners)
+		require.Nil(t, p.times)
+		require.Nil(t, p.imps)
+	}
+	// Records, ids, adjust values and the id table: nothing per attribute.
+	require.Less(t, x.BytesPerVector(), float64(x.stride+8+4+22+16))
+	s := NewSearcher(1)
+	for i := range 4 {
+		q := d.query(i)
+		require.Equal(t, search(y, s, nil, 10, 4, nil, q), search(x, s, nil, 10, 4, nil, q))
+	}
+
+	id := d.ids[17]
+	negZero := float32(math.Copysign(0, -1))
+	require.True(t, x.SetTags(id, 0))
+	require.True(t, x.SetTime(id, 0))
+	pi, _, _ := x.locate(id)
+	require.Nil(t, x.parts[pi].tags, "a zero keeps the column out")
+	require.Nil(t, x.parts[pi].times)
+	require.True(t, x.SetTags(id, 9))
+	require.True(t, x.SetTime(id, -5))
+	require.True(t, x.SetImportance(id, negZero))
+	a, ok := x.Attr(id)
+	require.True(t, ok)
+	require.Equal(t, uint64(9), a.Tags)
+	require.Equal(t, int64(-5), a.Time)
+	require.Equal(t, math.Float32bits(negZero), math.Float32bits(a.Importance))
+	require.Len(t, x.parts[pi].tags, x.parts[pi].slots())
+	require.Nil(t, x.parts[pi].owners)
+	// Another record of that partition still reads zeros.
+	for s, other := range x.parts[pi].ids {
+		if other != id {
+			b, _ := x.Attr(other)
+			require.Equal(t, match.Attr{}, b, "slot %d", s)
+			break
+		}
+	}
+	// A new record with an owner makes that column where it lands.
+	rec := d.recs[:x.stride]
+	require.NoError(t, x.Add(1<<40, rec, d.bias[0], 1, match.Attr{Owner: 3}))
+	b, ok := x.Attr(1 << 40)
+	require.True(t, ok)
+	require.Equal(t, uint64(3), b.Owner)
+	// Removing enough records compacts partitions; the columns follow.
+	for _, r := range d.ids[100:1500] {
+		require.NoError(t, x.Remove(r))
+	}
+	a, ok = x.Attr(id)
+	require.True(t, ok)
+	require.Equal(t, uint64(9), a.Tags)
+	require.Equal(t, int64(-5), a.Time)
+	// A round trip through the parts keeps the values and drops zero columns.
+	z, err := New(d.kern, d.adjust, x.Config())
+	require.NoError(t, err)
+	require.NoError(t, FromParts(z, deepCopy(x.Parts())))
+	a2, ok := z.Attr(id)
+	require.True(t, ok)
+	require.Equal(t, a, a2)
+	for i, p := range z.parts {
+		if p.owners != nil {
+			require.True(t, slices.ContainsFunc(p.owners, func(o uint64) bool { return o != 0 }), "partition %d: an all-zero owner column after a load", i)
+		}
+	}
+}
+
+// TestAddBatchMatchesAdd checks that AddBatch stores every record in the
+// partition and slot that Adds one by one give, whatever the workers,
+// splits included, and stops at a duplicate id.
+func TestAddBatchMatchesAdd(t *testing.T) {
+	for _, adj := range []score.Adjust{score.AdjustScale, score.AdjustSubtract} {
+		d := newData(t, 4000, 1, 64, adj)
+		train := 1000
+		mk := func() *Index {
+			x, err := New(d.kern, d.adjust, Config{Dim: d.set.Dim, NList: 8, Seed: 5, SplitAt: 400})
+			require.NoError(t, err)
+			require.NoError(t, Build(x, d.recs[:train*x.stride], d.ids[:train], d.bias[:train], nil, d.tags[:train], d.owners[:train], nil))
+			return x
+		}
+		bias := d.bias
+		if bias == nil {
+			bias = make([]float32, len(d.ids))
+		}
+		ones := make([]float32, len(d.ids))
+		for i := range ones {
+			ones[i] = 1
+		}
+		attr := func(i int) match.Attr { return match.Attr{Tags: d.tags[i], Owner: d.owners[i], Time: int64(i % 11)} }
+		want := mk()
+		for i := train; i < len(d.ids); i++ {
+			require.NoError(t, want.Add(d.ids[i], d.recs[i*want.stride:(i+1)*want.stride], bias[i], 1, attr(i)))
+		}
+		require.Positive(t, want.Stats().Splits, "the test needs splits")
+		for _, workers := range []int{0, 1, 3} {
+			got := mk()
+			p := newPool(t, workers)
+			st := got.stride
+			for lo := train; lo < len(d.ids); lo += 700 {
+				hi := min(lo+700, len(d.ids))
+				require.NoError(t, got.AddBatch(d.ids[lo:hi], d.recs[lo*st:hi*st], bias[lo:hi], ones[lo:hi],
+					func(i int) match.Attr { return attr(lo + i) }, p))
+			}
+			require.Equal(t, want.Parts(), got.Parts(), "workers %d, adjust %v", workers, adj)
+			err := got.AddBatch(d.ids[:100], d.recs[:100*st], bias[:100], ones[:100], attr, p)
+			require.ErrorIs(t, err, ErrDuplicateID)
+		}
+	}
 }

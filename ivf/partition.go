@@ -16,14 +16,17 @@ import (
 // A removed record stays as a tombstone (a bit in dead) until the
 // partition is compacted.
 type partition struct {
-	slab   []byte // cap(ids)*stride bytes; slots [0, len(ids)) used
-	ids    []uint64
+	slab []byte // cap(ids)*stride bytes; slots [0, len(ids)) used
+	ids  []uint64
+	// tags, owners, times and imps are the attribute columns, one value
+	// per slot, moved with the others by put, compact and split. Each is
+	// nil while every slot's value is zero (read them through tag, owner,
+	// time, imp and the …At chunk forms): an index without attributes
+	// keeps 28 bytes a record fewer. times and imps rank (rank.go).
 	tags   []uint64
 	owners []uint64
-	// times and imps are the ranking columns (rank.go), one per slot,
-	// moved with the others by put, compact and split.
-	times []int64
-	imps  []float32
+	times  []int64
+	imps   []float32
 	// newest and most bound every slot's time and importance (tombstones
 	// included): raised by each write, made exact again by keep and at
 	// load. A ranked query skips the partitions they rule out.
@@ -92,10 +95,10 @@ func (p *partition) grow(x *Index, n int) {
 	copy(slab, p.slab[:used*x.stride])
 	p.slab = slab
 	p.ids = regrow(p.ids, capacity)
-	p.tags = regrow(p.tags, capacity)
-	p.owners = regrow(p.owners, capacity)
-	p.times = regrow(p.times, capacity)
-	p.imps = regrow(p.imps, capacity)
+	p.tags = regrowSet(p.tags, capacity)
+	p.owners = regrowSet(p.owners, capacity)
+	p.times = regrowSet(p.times, capacity)
+	p.imps = regrowSet(p.imps, capacity)
 	if p.bias != nil {
 		p.bias = regrow(p.bias, capacity)
 	}
@@ -115,16 +118,91 @@ func regrow[T any](s []T, c int) []T {
 	return ns
 }
 
+// regrowSet is regrow for a column that may be nil (all zero): it stays nil.
+func regrowSet[T any](s []T, c int) []T {
+	if s == nil {
+		return nil
+	}
+	return regrow(s, c)
+}
+
+// set returns column c ready to hold a nonzero value: c, or zeros for
+// p's slots with p's capacity if it was nil.
+func set[T any](p *partition, c []T) []T {
+	if c == nil {
+		return make([]T, len(p.ids), cap(p.ids))
+	}
+	return c
+}
+
+// appendAttr appends v (zero: all its bits are) to column c of the s
+// slots before the new one, leaving a nil column nil while v is zero.
+func appendAttr[T any](p *partition, c []T, v T, zero bool, s int) []T {
+	if c == nil {
+		if zero {
+			return nil
+		}
+		c = make([]T, s, cap(p.ids))
+	}
+	return append(c, v)
+}
+
+// Zero chunks stand in for nil columns in the chunked loops.
+var (
+	zeroWords [chunk]uint64
+	zeroTimes [chunk]int64
+	zeroImps  [chunk]float32
+)
+
+// at is c[base:base+m], or m zeros when c is nil.
+func at[T any](c []T, zeros []T, base, m int) []T {
+	switch {
+	case c != nil:
+		return c[base : base+m]
+	case m <= len(zeros):
+		return zeros[:m]
+	}
+	return make([]T, m) // unreachable: the loops go a chunk at a time
+}
+
+func (p *partition) tag(s int) uint64 {
+	if p.tags == nil {
+		return 0
+	}
+	return p.tags[s]
+}
+
+func (p *partition) owner(s int) uint64 {
+	if p.owners == nil {
+		return 0
+	}
+	return p.owners[s]
+}
+
+func (p *partition) time(s int) int64 {
+	if p.times == nil {
+		return 0
+	}
+	return p.times[s]
+}
+
+func (p *partition) imp(s int) float32 {
+	if p.imps == nil {
+		return 0
+	}
+	return p.imps[s]
+}
+
 // put appends one record to p and returns its slot.
 func (p *partition) put(x *Index, id uint64, rec []byte, bias, scale float32, a match.Attr) int {
 	p.grow(x, 1)
 	s := len(p.ids)
 	copy(p.slab[s*x.stride:(s+1)*x.stride], rec)
+	p.tags = appendAttr(p, p.tags, a.Tags, a.Tags == 0, s)
+	p.owners = appendAttr(p, p.owners, a.Owner, a.Owner == 0, s)
+	p.times = appendAttr(p, p.times, a.Time, a.Time == 0, s)
+	p.imps = appendAttr(p, p.imps, a.Importance, math.Float32bits(a.Importance) == 0, s)
 	p.ids = append(p.ids, id)
-	p.tags = append(p.tags, a.Tags)
-	p.owners = append(p.owners, a.Owner)
-	p.times = append(p.times, a.Time)
-	p.imps = append(p.imps, a.Importance)
 	p.newest, p.most = max(p.newest, a.Time), max(p.most, a.Importance)
 	if p.bias != nil {
 		p.bias = append(p.bias, bias)
@@ -136,22 +214,9 @@ func (p *partition) put(x *Index, id uint64, rec []byte, bias, scale float32, a 
 	return s
 }
 
-// handle records that id lives at partition pi, slot s.
-func (x *Index) handle(id uint64, pi, s int) {
-	w := uint64(pi)<<32 | uint64(uint32(s))
-	if h, ok := x.slots.Get(id); ok {
-		x.where[h] = w
-		return
-	}
-	var h int32
-	if n := len(x.free); n > 0 {
-		h, x.free = x.free[n-1], x.free[:n-1]
-		x.where[h] = w
-	} else {
-		h = int32(len(x.where))
-		x.where = append(x.where, w)
-	}
-	x.slots.Put(id, h)
+// place records that id lives at partition pi, slot s.
+func (x *Index) place(id uint64, pi, s int) {
+	x.slots.Put64(id, uint64(pi)<<32|uint64(uint32(s)))
 }
 
 // Add stores one encoded record (Stride bytes) under id in the partition of
@@ -168,13 +233,60 @@ func (x *Index) Add(id uint64, rec []byte, bias, scale float32, a match.Attr) er
 	if len(rec) < x.stride {
 		return fmt.Errorf("%w: record of %d bytes, want %d", ErrConfig, len(rec), x.stride)
 	}
-	pi := x.nearest(rec[:x.stride], scale)
+	x.addTo(x.nearest(rec[:x.stride], scale), id, rec, bias, scale, a)
+	return nil
+}
+
+// addTo stores a checked record in partition pi, splitting it if it grew
+// past the split size.
+func (x *Index) addTo(pi int, id uint64, rec []byte, bias, scale float32, a match.Attr) {
 	p := x.parts[pi]
 	s := p.put(x, id, rec, bias, scale, a)
-	x.handle(id, pi, s)
+	x.place(id, pi, s)
 	x.live++
 	if x.splitAt > 0 && p.liveLen() > x.splitAt && len(x.parts) < MaxNList {
 		x.split(pi)
+	}
+}
+
+// batchAssignMin is the smallest AddBatch whose centroid choices are made
+// on the pool; smaller ones choose record by record, as Add.
+const batchAssignMin = 64
+
+// AddBatch is Add for each record in order (ids[i], the Stride bytes of
+// record i, bias[i], scales[i], attr(i)), its centroid choices made first
+// on p's workers: the same partitions and slots as Adds one by one,
+// whatever the workers. A split changes the centroids, so the choices
+// after one are made again. It stops at the first duplicate id.
+func (x *Index) AddBatch(ids []uint64, recs []byte, bias, scales []float32, attr func(i int) match.Attr, p *pool.Pool) error {
+	if x.cents == nil {
+		return ErrNotTrained
+	}
+	n := len(ids)
+	if len(recs) < n*x.stride || len(bias) < n || len(scales) < n {
+		return fmt.Errorf("%w: %d ids, %d record bytes, %d adjust values, %d multipliers", ErrConfig, n, len(recs), len(bias), len(scales))
+	}
+	for lo := 0; lo < n; {
+		if n-lo < batchAssignMin {
+			for i := lo; i < n; i++ {
+				if err := x.Add(ids[i], recs[i*x.stride:(i+1)*x.stride], bias[i], scales[i], attr(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		from, choice := lo, x.Assign(recs[lo*x.stride:n*x.stride], scales[lo:n], p)
+		nlist := len(x.parts)
+		for lo < n {
+			i := lo
+			if x.slots.Has(ids[i]) {
+				return ErrDuplicateID
+			}
+			x.addTo(int(choice[i-from]), ids[i], recs[i*x.stride:(i+1)*x.stride], bias[i], scales[i], attr(i))
+			if lo++; len(x.parts) != nlist {
+				break
+			}
+		}
 	}
 	return nil
 }
@@ -217,9 +329,7 @@ func (x *Index) Remove(id uint64) error {
 	p.dirty = true
 	x.live--
 	x.dead++
-	h, _ := x.slots.Get(id)
 	x.slots.Delete(id)
-	x.free = append(x.free, h)
 	if p.ndead > compactMin && p.ndead*compactShare > p.slots() {
 		x.compact(pi)
 	}
@@ -252,22 +362,26 @@ func (x *Index) keep(pi int, keep func(s int) bool) {
 		}
 		if j != s {
 			copy(p.slab[j*st:(j+1)*st], p.slab[s*st:(s+1)*st])
-			p.ids[j], p.tags[j], p.owners[j] = p.ids[s], p.tags[s], p.owners[s]
-			p.times[j], p.imps[j] = p.times[s], p.imps[s]
+			p.ids[j] = p.ids[s]
+			move(p.tags, j, s)
+			move(p.owners, j, s)
+			move(p.times, j, s)
+			move(p.imps, j, s)
 			if p.bias != nil {
 				p.bias[j] = p.bias[s]
 			}
 			if p.scale != nil {
 				p.scale[j] = p.scale[s]
 			}
-			x.handle(p.ids[j], pi, j)
+			x.place(p.ids[j], pi, j)
 		}
 		j++
 	}
 	clear(p.slab[j*st : len(p.ids)*st])
 	x.dead -= p.ndead
-	p.ids, p.tags, p.owners = p.ids[:j], p.tags[:j], p.owners[:j]
-	p.times, p.imps = p.times[:j], p.imps[:j]
+	p.ids = p.ids[:j]
+	p.tags, p.owners = cut(p.tags, j), cut(p.owners, j)
+	p.times, p.imps = cut(p.times, j), cut(p.imps, j)
 	p.bound()
 	if p.bias != nil {
 		p.bias = p.bias[:j]
@@ -281,6 +395,21 @@ func (x *Index) keep(pi int, keep func(s int) bool) {
 	p.saved = 0
 }
 
+// move copies slot s of column c to slot j (nothing for a nil column).
+func move[T any](c []T, j, s int) {
+	if c != nil {
+		c[j] = c[s]
+	}
+}
+
+// cut is c's first n slots (nil for a nil column).
+func cut[T any](c []T, n int) []T {
+	if c == nil {
+		return nil
+	}
+	return c[:n]
+}
+
 // SetTags changes a stored record's tags; false if id is not stored.
 func (x *Index) SetTags(id, tags uint64) bool {
 	pi, s, ok := x.locate(id)
@@ -289,6 +418,10 @@ func (x *Index) SetTags(id, tags uint64) bool {
 		if p.borrowed {
 			p.grow(x, 0)
 		}
+		if p.tags == nil && tags == 0 {
+			return true
+		}
+		p.tags = set(p, p.tags)
 		p.tags[s] = tags
 		p.touch(s)
 	}
@@ -372,7 +505,6 @@ func (x *Index) Fill(recs []byte, ids []uint64, bias, scales []float32, tags, ow
 		x.parts[i].grow(x, c)
 	}
 	x.slots.Reserve(n)
-	x.where = make([]uint64, 0, n)
 	for i, a := range assign {
 		var at match.Attr
 		if tags != nil {
@@ -390,7 +522,7 @@ func (x *Index) Fill(recs []byte, ids []uint64, bias, scales []float32, tags, ow
 		}
 		pt := x.parts[a]
 		s := pt.put(x, ids[i], recs[i*x.stride:(i+1)*x.stride], b, sc, at)
-		x.handle(ids[i], int(a), s)
+		x.place(ids[i], int(a), s)
 	}
 	x.live = n
 	return nil

@@ -23,7 +23,7 @@ type PartitionParts struct {
 	Tags       []uint64
 	Owners     []uint64
 	Tombstones []uint32
-	// Times and Imps are the ranking columns (nil: all zero).
+	// Times and Imps are the ranking columns (each nil: all zero).
 	Times []int64
 	Imps  []float32
 	// Dirty: the partition changed since MarkClean (FromParts ignores it).
@@ -139,7 +139,6 @@ func FromParts(x *Index, ps Parts) error {
 		total += p.liveLen()
 	}
 	x.slots.Reserve(total)
-	x.where = make([]uint64, 0, total)
 	dead := 0
 	for pi, p := range parts {
 		for s, id := range p.ids {
@@ -148,10 +147,9 @@ func FromParts(x *Index, ps Parts) error {
 			}
 			if x.slots.Has(id) {
 				x.slots.Clear()
-				x.where = nil
 				return fmt.Errorf("%w: id %d stored twice", ErrCorrupt, id)
 			}
-			x.handle(id, pi, s)
+			x.place(id, pi, s)
 		}
 		dead += p.ndead
 	}
@@ -179,7 +177,7 @@ func (x *Index) partitionFrom(pp *PartitionParts) (*partition, error) {
 	p := &partition{borrowed: true, saved: n}
 	p.slab = pp.Records[:len(pp.Records):len(pp.Records)]
 	p.ids = pp.IDs[:n:n]
-	p.tags, p.owners = column(pp.Tags, n), column(pp.Owners, n)
+	p.tags, p.owners = nonzero(pp.Tags, n, isZero), nonzero(pp.Owners, n, isZero)
 	if err := p.borrowRanks(pp.Times, pp.Imps, n); err != nil {
 		return nil, err
 	}
@@ -210,10 +208,18 @@ func (x *Index) partitionFrom(pp *PartitionParts) (*partition, error) {
 	return p, nil
 }
 
-// column is an attribute column of n records: c in place, or zeros.
-func column(c []uint64, n int) []uint64 {
-	if c == nil {
-		return make([]uint64, n)
+// nonzero is an attribute column of n records: c in place, or nil (the
+// partition's form of all zero) when c is nil or holds only zeros.
+func nonzero[T any](c []T, n int, zero func(T) bool) []T {
+	for _, v := range c[:min(n, len(c))] {
+		if !zero(v) {
+			return c[:n:n]
+		}
 	}
-	return c[:n:n]
+	return nil
 }
+
+func isZero[T uint64 | int64](v T) bool { return v == 0 }
+
+// isZeroBits: -0 is kept, as every other value, bit for bit.
+func isZeroBits(v float32) bool { return math.Float32bits(v) == 0 }

@@ -17,7 +17,7 @@ func deepCopy(ps Parts) Parts {
 		out.Partitions = append(out.Partitions, PartitionParts{
 			Records: slices.Clone(p.Records), IDs: slices.Clone(p.IDs), Adjust: slices.Clone(p.Adjust),
 			Scales: slices.Clone(p.Scales), Tags: slices.Clone(p.Tags), Owners: slices.Clone(p.Owners),
-			Tombstones: slices.Clone(p.Tombstones)})
+			Tombstones: slices.Clone(p.Tombstones), Times: slices.Clone(p.Times), Imps: slices.Clone(p.Imps)})
 	}
 	return out
 }

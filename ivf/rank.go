@@ -93,13 +93,7 @@ func (p *partition) borrowRanks(times []int64, imps []float32, n int) error {
 	if times != nil && len(times) != n || imps != nil && len(imps) != n {
 		return fmt.Errorf("%w: %d times and %d importances for %d records", ErrCorrupt, len(times), len(imps), n)
 	}
-	if times == nil {
-		times = make([]int64, n)
-	}
-	if imps == nil {
-		imps = make([]float32, n)
-	}
-	p.times, p.imps = times[:n:n], imps[:n:n]
+	p.times, p.imps = nonzero(times, n, isZero), nonzero(imps, n, isZeroBits)
 	p.bound()
 	return nil
 }
@@ -107,6 +101,10 @@ func (p *partition) borrowRanks(times []int64, imps []float32, n int) error {
 // bound makes newest and most the exact bounds of the slots.
 func (p *partition) bound() {
 	p.newest, p.most = math.MinInt64, float32(math.Inf(-1))
+	if n := p.slots(); n > 0 && (p.times == nil || p.imps == nil) {
+		// A nil column's values are all zero.
+		p.newest, p.most = max(p.newest, p.time(0)), max(p.most, p.imp(0))
+	}
 	for _, t := range p.times {
 		p.newest = max(p.newest, t)
 	}
@@ -130,6 +128,10 @@ func (x *Index) SetTime(id uint64, t int64) bool {
 	pi, s, ok := x.locate(id)
 	if ok {
 		p := x.own(pi)
+		if p.times == nil && t == 0 {
+			return true
+		}
+		p.times = set(p, p.times)
 		p.times[s], p.newest = t, max(p.newest, t)
 		p.touch(s)
 	}
@@ -142,6 +144,10 @@ func (x *Index) SetImportance(id uint64, v float32) bool {
 	pi, s, ok := x.locate(id)
 	if ok {
 		p := x.own(pi)
+		if p.imps == nil && math.Float32bits(v) == 0 {
+			return true
+		}
+		p.imps = set(p, p.imps)
 		p.imps[s], p.most = v, max(p.most, v)
 		p.touch(s)
 	}
@@ -156,7 +162,7 @@ func (j *job) scanRanked(pt *part, p *partition, pairs []pair, qps []float32) {
 	for base := 0; base < n; base += chunk {
 		m := min(chunk, n-base)
 		scores := j.scoreChunk(pt, p, nq, qps, base, m)
-		newest, most := chunkCeiling(p.times[base:base+m], p.imps[base:base+m])
+		newest, most := chunkCeiling(at(p.times, zeroTimes[:], base, m), at(p.imps, zeroImps[:], base, m))
 		rec, im := j.rank.Extra(newest, most)
 		for i := range pairs {
 			sims := scores[i*m : (i+1)*m]
@@ -187,7 +193,8 @@ func chunkCeiling(times []int64, imps []float32) (newest int64, most float32) {
 // similarity cannot reach it, a record when its importance or time is
 // below what it needs; the rest pay for a ceiling, then the exact score.
 func collectRanked(t *score.TopK, b *bar, sims []float32, base int, p *partition, f *match.Filter, r *rank.Scorer, rec, im float32) {
-	times, imps, ids := p.times[base:base+len(sims)], p.imps[base:base+len(sims)], p.ids[base:base+len(sims)]
+	m := len(sims)
+	times, imps, ids := at(p.times, zeroTimes[:], base, m), at(p.imps, zeroImps[:], base, m), p.ids[base:base+m]
 	best := float32(math.Inf(-1))
 	for _, s := range sims {
 		best = max(best, s) // a NaN similarity ranks last: left out
@@ -235,7 +242,7 @@ func (j *job) offerRanked(pr *pair, sim float32, s uint32, p *partition) {
 	b := &j.s.bars[pr.q]
 	before := pr.top.Threshold()
 	thr := max(before, pr.floor, b.get())
-	tm, imp := p.times[s], p.imps[s]
+	tm, imp := p.time(int(s)), p.imp(int(s))
 	if j.rank.Ceiling(sim, tm, imp) < thr {
 		return
 	}
@@ -315,7 +322,7 @@ func (j *job) scanRest(pt *part, p *partition, pairs []pair) {
 		sel := pt.sel[:0]
 		for s := 0; s < n; s++ {
 			if !all {
-				tm, imp := p.times[s], p.imps[s]
+				tm, imp := p.time(s), p.imp(s)
 				if imp < minImp || tm < minTime || r.Ceiling(pr.simCap, tm, imp) < pr.floor {
 					continue
 				}

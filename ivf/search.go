@@ -594,11 +594,10 @@ func (j *job) scanAllowed(pt *part, p *partition, pi int, pairs []pair, qps []fl
 	testAttrs := f.TestsAttrs()
 	sel := pt.sel[:0]
 	for _, id := range f.Allow.IDs() {
-		h, ok := x.slots.Get(id)
+		w, ok := x.slots.Get64(id)
 		if !ok {
 			continue
 		}
-		w := x.where[h]
 		if int(w>>32) != pi {
 			continue
 		}
@@ -640,7 +639,7 @@ func (j *job) scoreIDs(pt *part, pairs []pair, cands []uint64) {
 			t := &pairs[i].top
 			sc := out[0]
 			if j.rank != nil {
-				sc = j.rank.Score(sc, p.times[s], p.imps[s])
+				sc = j.rank.Score(sc, p.time(int(s)), p.imp(int(s)))
 			}
 			e := score.Entry{Score: score.Ranked(sc), Slot: uint32(s), ID: id}
 			if t.Admits(e) {
@@ -674,7 +673,7 @@ func (j *job) gather(pt *part, p *partition, pairs []pair, qps []float32, sel []
 // selectAttrs writes into sel the live slots from base whose attributes
 // pass f and returns them.
 func selectAttrs(p *partition, sel []uint32, base int, f *match.Filter) []uint32 {
-	tags, owners := p.tags[base:base+len(sel)], p.owners[base:base+len(sel)]
+	tags, owners := at(p.tags, zeroWords[:], base, len(sel)), at(p.owners, zeroWords[:], base, len(sel))
 	n := 0
 	for i := range tags {
 		sel[n] = uint32(base + i)

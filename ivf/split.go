@@ -100,7 +100,7 @@ func (x *Index) split(pi int) {
 				sc = p.scale[s]
 			}
 			ns := np.put(x, p.ids[s], p.record(s, x.stride), b, sc, attrOf(p, s))
-			x.handle(p.ids[s], ni, ns)
+			x.place(p.ids[s], ni, ns)
 		}
 	}
 	x.keep(pi, func(s int) bool { return assign[s] == 0 })
@@ -127,5 +127,5 @@ func worst(scores []float32) int {
 
 // attrOf is the attributes of partition p's slot s.
 func attrOf(p *partition, s int) match.Attr {
-	return match.Attr{Tags: p.tags[s], Owner: p.owners[s], Time: p.times[s], Importance: p.imps[s]}
+	return match.Attr{Tags: p.tag(s), Owner: p.owner(s), Time: p.time(s), Importance: p.imp(s)}
 }

@@ -20,10 +20,11 @@ import (
 // attributes (tags, owners, payloads); version 4 the tag names; version 5
 // the records' times and importances; version 6 the IVF structure;
 // version 7 two header slots with a generation, sections anywhere after
-// them and repeatable kinds (appending saves). An older file is a newer
-// one without what was added since.
+// them and repeatable kinds (appending saves); version 8 lets an IVF
+// segment leave out its all-zero attribute columns. An older file is a
+// newer one without what was added since.
 const (
-	Version       = 7
+	Version       = 8
 	OldestVersion = 1
 	// SlotVersion is the first version with two header slots.
 	SlotVersion = 7

@@ -252,6 +252,20 @@ func (f *Format) OpenAppend(path string) (*Appender, error) {
 func (a *Appender) Close() error { return a.f.Close() }
 
 // ReadSection reads section s of the file and checks its checksum.
+// ReadPrefix reads the first n bytes of section s unchecked: its checksum
+// covers the whole section, so the caller checks what they say against
+// the section's length.
+func (a *Appender) ReadPrefix(s Section, n int) ([]byte, error) {
+	if uint64(n) > s.Length || s.Offset+uint64(n) > uint64(a.Size) {
+		return nil, Errorf(ErrCorrupt, "truncated in section %v", a.format.Name(s.Kind))
+	}
+	b := make([]byte, n)
+	if _, err := a.f.ReadAt(b, int64(s.Offset)); err != nil {
+		return nil, readError(err, "section "+a.format.Name(s.Kind))
+	}
+	return b, nil
+}
+
 func (a *Appender) ReadSection(s Section) ([]byte, error) {
 	if s.Offset+s.Length > uint64(a.Size) {
 		return nil, Errorf(ErrCorrupt, "truncated in section %v", a.format.Name(s.Kind))
