@@ -83,21 +83,19 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if err := checkOutputs([]output{{"data", fileOrEmpty(generated, data)}}, output{"out", out}); err != nil {
 		return err
 	}
-	var set *fixture.Set
-	if generated {
-		set, err = generate(data, n, 0, dim)
-	} else {
-		set, err = loadBase(data)
-	}
+	// The vectors stream in a block at a time: a file far larger than
+	// memory builds in the index's memory.
+	src, err := openBase(data, generated, n, dim)
 	if err != nil {
 		return err
 	}
+	defer src.close()
 	rt, err := astral.NewRuntime(astral.WithThreads(threads))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	opts := []astral.Option{astral.WithDim(set.Dim), astral.WithMetric(metric), astral.WithKind(kind),
+	opts := []astral.Option{astral.WithDim(src.dim), astral.WithMetric(metric), astral.WithKind(kind),
 		astral.WithHNSW(m, efc), astral.WithEfSearch(efs), astral.WithStorage(storages[0])}
 	if rerank > 0 {
 		opts = append(opts, astral.WithRerank(rerankStorage, rerank))
@@ -108,7 +106,7 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 	if kind == astral.KindAuto {
 		opts = append(opts, astral.WithIVFLimitRecords(int64(ivfLimit)))
 	}
-	x, buildS, err := buildIndex(rt, opts, set, index)
+	x, buildS, err := buildStreamed(rt, opts, src, index)
 	if err != nil {
 		return err
 	}
@@ -123,8 +121,12 @@ verifies, 'astral query' searches and 'astral bench --index-file' measures.`,
 		return err
 	}
 	st := x.Stats()
-	fmt.Fprintf(stdout, "built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s\n",
-		st.Kind, index, set.Name, st.Len, st.Dim, st.Metric, buildS, out, sizeString(fi.Size()), saveS)
+	peak := ""
+	if hwm, ok := procStatus("VmHWM"); ok {
+		peak = fmt.Sprintf("; peak RSS %s (%d bytes)", sizeString(hwm), hwm)
+	}
+	fmt.Fprintf(stdout, "built %s index (%v) of %s, %d × %d, %v, in %.2f s; wrote %s, %s, in %.2f s%s\n",
+		st.Kind, index, src.name, st.Len, st.Dim, st.Metric, buildS, out, sizeString(fi.Size()), saveS, peak)
 	if kind == astral.KindIVF || st.Kind == astral.KindIVF {
 		if is, ok := x.IVFStats(); ok {
 			fmt.Fprintf(stdout, "ivf: %d partitions, nprobe %d, largest %d records (%.1f%%)\n", is.Partitions, x.NProbe(), is.Largest, 100*is.Share)
