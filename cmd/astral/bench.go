@@ -28,6 +28,11 @@ type benchReport struct {
 	Dataset         benchDataset       `json:"dataset"`
 	ReadCeilingGBps map[string]float64 `json:"read_ceiling_gbps"`
 	Rows            []benchRow         `json:"rows"`
+	// The process's resident size (VmRSS, Linux) with an index open after
+	// its rows, after a garbage collection, the largest over the indexes
+	// measured; and its peak (VmHWM). 0 where the system does not say.
+	RSSBytes     int64 `json:"rss_bytes,omitempty"`
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 type benchDataset struct {
@@ -96,11 +101,16 @@ type benchRow struct {
 	NList        int     `json:"nlist,omitempty"`
 	NProbe       int     `json:"nprobe,omitempty"`
 	LargestShare float64 `json:"largest_partition_share,omitempty"`
+	// recall_at_k covers only the first TruthQueries queries
+	// (--truth-queries; 0: every query); recall_vs_exact_quantized covers
+	// them all, except on the full-scan row of an IVF file, timed over the
+	// same first queries.
+	TruthQueries int `json:"truth_queries,omitempty"`
 }
 
 type benchFlags struct {
 	data, queries, index, jsonPath, kernel, metric, plot, export, indexFile, truth string
-	n, nq, dim, k, runs, m, efConstruction, nlist, ivfLimit                        int
+	n, nq, dim, k, runs, m, efConstruction, nlist, ivfLimit, truthQueries          int
 	threads, batch, ef, rerank, postfilter, budgetUs, nprobe                       []int
 	filters                                                                        []fixture.FilterSpec
 	ranks                                                                          []fixture.RankSpec
@@ -126,6 +136,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
+	c.num(&b.truthQueries, "truth-queries", 0, "with --index-file: the f32 ground truth, and recall@k, cover only the first `N` queries (0: all); recall against the exact scan of the stored records covers every query", "--truth-queries 100")
 	c.str(&b.indexFile, "index-file", "", "measure this saved index `FILE` instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
 	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
 	c.num(&b.nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records", astral.MaxNList), "--nlist 256")
@@ -212,7 +223,8 @@ curve. Every combination of the comma lists is one row.`,
 		inRange("m", []int{b.m}, 2, astral.MaxM, fmt.Sprintf("2 to %d", astral.MaxM)),
 		inRange("ef-construction", []int{b.efConstruction}, b.m, astral.MaxEf, fmt.Sprintf("M (%d) to %d", b.m, astral.MaxEf)),
 		inRange("nlist", []int{b.nlist}, 1, astral.MaxNList, fmt.Sprintf("1 to %d", astral.MaxNList)),
-		inRange("nprobe", b.nprobe, 1, max(b.nlist, 1), fmt.Sprintf("1 to nlist (%d)", b.nlist)),
+		nprobeRange(b),
+		inRange("truth-queries", []int{b.truthQueries}, 0, math.MaxInt32, "0 (every query) or more"),
 		checkKernel(b.kernel),
 	} {
 		if e != nil {
@@ -238,6 +250,15 @@ curve. Every combination of the comma lists is one row.`,
 		return nil, err
 	}
 	return b, nil
+}
+
+// nprobeRange checks --nprobe against --nlist, or for a saved index (whose
+// partitions are checked once it is open) against MaxNList.
+func nprobeRange(b *benchFlags) error {
+	if b.indexFile != "" {
+		return inRange("nprobe", b.nprobe, 1, astral.MaxNList, fmt.Sprintf("1 to the file's partitions (at most %d)", astral.MaxNList))
+	}
+	return inRange("nprobe", b.nprobe, 1, max(b.nlist, 1), fmt.Sprintf("1 to nlist (%d)", b.nlist))
 }
 
 // checkBenchApplies refuses flags that would be ignored.
@@ -267,12 +288,17 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 	if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) && b.metric == "l2" {
 		return usagef("--rank with --metric l2: ranking needs cosine or dot")
 	}
+	if b.indexFile == "" {
+		if err := c.refuse("without --index-file: a built index's truth covers every query", "truth-queries"); err != nil {
+			return err
+		}
+	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
 		if err := c.refuse("to a saved index (--index-file): it holds no fixture attributes", "filter", "postfilter", "export", "rank", "budget-us"); err != nil {
 			return err
 		}
-		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel")
+		return c.refuse("to a saved index (--index-file): the file fixes it", "index", "storage", "rerank", "rerank-storage", "metric", "m", "ef-construction", "kernel", "nlist", "ivf-limit")
 	}
 	if b.index == "flat" || b.index == "ivf" {
 		what := map[string]string{"flat": "a flat", "ivf": "an IVF"}[b.index]
@@ -642,7 +668,7 @@ func runBench(args []string) error {
 		// What a flat scan reads per vector: the record and its per-record values.
 		scanned := rst.BytesPerVector - 8
 		if ceilingBuf == nil {
-			ceilingBuf = make([]byte, int(float64(n)*scanned))
+			ceilingBuf = make([]byte, min(int(float64(n)*scanned), maxCeilingBytes))
 			for i := range ceilingBuf {
 				ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
 			}
@@ -827,6 +853,7 @@ func runBench(args []string) error {
 						}
 					}
 				}
+				noteRSS(&rep) // the index open, its rows done
 				x.Close()
 				rt.Close()
 			}
@@ -838,6 +865,7 @@ func runBench(args []string) error {
 		p, _ := strconv.Atoi(key)
 		rep.ReadCeilingGBps[key] = max(rep.ReadCeilingGBps[key], readCeiling(ceilingBuf, p))
 	}
+	notePeakRSS(&rep)
 	return writeReport(&rep, b)
 }
 
@@ -932,6 +960,8 @@ type rowQuery struct {
 	budget time.Duration
 	truth  [][]int32
 	exactQ [][]int64
+	// nprobe > 0: the IVF partitions each query probes (MaxNList: all).
+	nprobe int
 }
 
 // measure warms the index with one pass, then times b.runs runs of whole
@@ -1009,7 +1039,7 @@ type budgetTally struct {
 func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q rowQuery) (*rowRunner, error) {
 	nq, dim, k := set.NQ(), set.Dim, b.k
 	r := &rowRunner{batch: batch, calls: (nq + batch - 1) / batch, found: make([][]int64, nq), lat: make([]float64, 0, 1<<16)}
-	filtered := q.filter.Spec.Kind != fixture.FilterNone || q.rank.On()
+	filtered := q.filter.Spec.Kind != fixture.FilterNone || q.rank.On() || q.nprobe > 0
 	fetch := k
 	if q.post > 0 {
 		fetch = min(k*q.post, astral.MaxK)
@@ -1018,7 +1048,7 @@ func newRowRunner(x *astral.Index, set *fixture.Set, b *benchFlags, batch int, q
 	counts := make([]int, batch)
 	kept := make([]int64, k)
 	found := r.found
-	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter), Rank: engineRank(q.rank)}
+	opts := astral.QueryOptions{K: k, Filter: engineFilter(q.filter), Rank: engineRank(q.rank), NProbe: q.nprobe}
 	var plan astral.Plan
 	var last []astral.Result
 	var lastCov astral.Coverage
@@ -1217,6 +1247,17 @@ func printTable(rep *benchReport) {
 	d := rep.Dataset
 	fmt.Fprintf(stdout, "\n%s  %s  cpu: %s  kernel: %s\n", versionLine(), rep.Go, rep.CPU, rep.Kernel)
 	fmt.Fprintf(stdout, "dataset %s: %d × %d, %d queries, k=%d\n", d.Name, d.N, d.Dim, d.NQ, d.K)
+	if i := slices.IndexFunc(rep.Rows, func(r benchRow) bool { return r.TruthQueries > 0 }); i >= 0 {
+		fmt.Fprintf(stdout, "recall@k: over the first %d of the %d queries (--truth-queries); vs-quant: over all %d (an IVF file's full-scan row: its first %d)\n",
+			rep.Rows[i].TruthQueries, d.NQ, d.NQ, rep.Rows[i].TruthQueries)
+	}
+	if rep.RSSBytes > 0 {
+		fmt.Fprintf(stdout, "resident: %.1f bytes per vector (RSS / n: %d bytes with the index open after its rows, after a GC)\n",
+			float64(rep.RSSBytes)/float64(max(d.N, 1)), rep.RSSBytes)
+	}
+	if rep.PeakRSSBytes > 0 {
+		fmt.Fprintf(stdout, "peak RSS: %d bytes (%s)\n", rep.PeakRSSBytes, sizeString(rep.PeakRSSBytes))
+	}
 	keys := make([]string, 0, len(rep.ReadCeilingGBps))
 	for key := range rep.ReadCeilingGBps {
 		keys = append(keys, key)
