@@ -1251,6 +1251,9 @@ func printTable(rep *benchReport) {
 		fmt.Fprintf(stdout, "recall@k: over the first %d of the %d queries (--truth-queries); vs-quant: over all %d (an IVF file's full-scan row: its first %d)\n",
 			rep.Rows[i].TruthQueries, d.NQ, d.NQ, rep.Rows[i].TruthQueries)
 	}
+	if slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Index == "flat" && r.NList > 0 }) {
+		fmt.Fprintln(stdout, "flat rows with an nlist: an IVF file probing all its partitions (nprobe = nlist), its exact full scan")
+	}
 	if rep.RSSBytes > 0 {
 		fmt.Fprintf(stdout, "resident: %.1f bytes per vector (RSS / n: %d bytes with the index open after its rows, after a GC)\n",
 			float64(rep.RSSBytes)/float64(max(d.N, 1)), rep.RSSBytes)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
@@ -80,7 +81,7 @@ func benchIndexFile(b *benchFlags) error {
 			knobs = []int{cfg.EfSearch}
 		}
 	case b.efGiven:
-		return usagef("--ef does not apply: %s holds a %s index, which has no graph", b.indexFile, st.Kind)
+		return usagef("--ef does not apply: %s holds %s index, which has no graph", b.indexFile, aKind(st.Kind))
 	}
 	if trained {
 		knobs = []int{x0.NProbe()}
@@ -93,7 +94,7 @@ func benchIndexFile(b *benchFlags) error {
 			}
 		}
 	} else if b.nprobeGiven {
-		what := fmt.Sprintf("a %s index, which has no partitions", st.Kind)
+		what := aKind(st.Kind) + " index, which has no partitions"
 		if st.Kind == astral.KindIVF {
 			what = "an IVF index that has not trained (it scans exactly)"
 		}
@@ -137,6 +138,14 @@ func benchIndexFile(b *benchFlags) error {
 	}
 	notePeakRSS(&rep)
 	return writeReport(&rep, b)
+}
+
+// aKind is the kind with its article: "a flat", "an ivf".
+func aKind(k astral.Kind) string {
+	if s := k.String(); strings.ContainsAny(s[:1], "aehiou") {
+		return "an " + s
+	}
+	return "a " + k.String()
 }
 
 // loadQueries is --queries (an .fvecs file of src's dimension) or the
