@@ -100,6 +100,12 @@ func benchIndexFile(b *benchFlags) error {
 		}
 		return usagef("--nprobe does not apply: %s holds %s", b.indexFile, what)
 	}
+	if st.Kind == astral.KindHNSW {
+		// Its exact answers come from a flat index: not both in memory.
+		x0.Close()
+		x0 = nil
+		freeMemory()
+	}
 	// The exact answers over the stored records, for every query.
 	exactQ, err := exactQuantizedOf(x0, st.Kind, cfg, src, queries, b.k)
 	if err != nil {
@@ -109,9 +115,11 @@ func benchIndexFile(b *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	x0.Close()
-	x0 = nil
-	freeMemory()
+	if x0 != nil {
+		x0.Close()
+		x0 = nil
+		freeMemory()
+	}
 	// The f32 ground truth, for the first truthQ queries.
 	var truth [][]int32
 	if b.truth != "" {
@@ -171,7 +179,8 @@ func loadQueries(b *benchFlags, src *baseSource) ([]float32, error) {
 // exactQuantizedOf answers every query exactly over the index's stored
 // records: an IVF index probing all its partitions (the same answers as a
 // flat index of the same records, ids and scores), a flat index itself,
-// and for an HNSW index a serial flat index built from src.
+// and for an HNSW index (x is not used, and may be nil) a serial flat
+// index built from src.
 func exactQuantizedOf(x *astral.Index, kind astral.Kind, cfg astral.Config, src *baseSource, queries []float32, k int) ([][]int64, error) {
 	o := astral.QueryOptions{K: k}
 	switch kind {
@@ -268,6 +277,7 @@ type opened struct {
 // each ef or nprobe and batch; a trained IVF index first gets the exact
 // point of its curve, all its partitions probed (a flat scan).
 func benchOpened(b *benchFlags, rep *benchReport, o *opened, threads int) error {
+	freeMemory() // the last opening's index, closed: not two in memory
 	rt, err := astral.NewRuntime(astral.WithThreads(threads))
 	if err != nil {
 		return err

@@ -54,12 +54,12 @@ func TestBuildStreamedSavesTheSameBytes(t *testing.T) {
 		{"flat", []string{"--index", "flat", "--storage", "int8"}, []astral.Option{astral.WithKind(astral.KindFlat), astral.WithStorage(astral.Int8)}, false},
 		{"ivf", []string{"--index", "ivf", "--nlist", "16", "--nprobe", "3"}, []astral.Option{astral.WithKind(astral.KindIVF), astral.WithIVF(16, 3)}, false},
 		{"auto", []string{"--index", "auto", "--ivf-limit", "20000"}, []astral.Option{astral.WithKind(astral.KindAuto), astral.WithIVFLimitRecords(20000)}, false},
-		{"hnsw", []string{"--index", "hnsw", "--m", "8", "--ef-construction", "24", "--rerank", "2"},
-			[]astral.Option{astral.WithKind(astral.KindHNSW), astral.WithHNSW(8, 24), astral.WithRerank(astral.F32, 2)}, true},
+		{"hnsw", []string{"--index", "hnsw", "--m", "4", "--ef-construction", "8", "--rerank", "2"},
+			[]astral.Option{astral.WithKind(astral.KindHNSW), astral.WithHNSW(4, 8), astral.WithRerank(astral.F32, 2)}, true},
 	} {
 		file, fset := base, loaded
 		if c.small {
-			fset = &fixture.Set{Name: "small", Dim: dim, Base: set.Base[:12_345*dim]}
+			fset = &fixture.Set{Name: "small", Dim: dim, Base: set.Base[:10_321*dim]}
 			file = filepath.Join(dir, "small.fvecs")
 			require.NoError(t, fixture.SaveFvecsFile(file, fset.Base, dim))
 		}
