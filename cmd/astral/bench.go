@@ -668,7 +668,7 @@ func runBench(args []string) error {
 		// What a flat scan reads per vector: the record and its per-record values.
 		scanned := rst.BytesPerVector - 8
 		if ceilingBuf == nil {
-			ceilingBuf = make([]byte, min(int(float64(n)*scanned), maxCeilingBytes))
+			ceilingBuf = make([]byte, ceilingSize(n, scanned))
 			for i := range ceilingBuf {
 				ceilingBuf[i] = byte(i*7 + 1) // touched pages, not the shared zero page
 			}

@@ -133,7 +133,7 @@ func benchIndexFile(b *benchFlags) error {
 	rep := newReport(set, b.k)
 	rep.Dataset.N = src.n
 	o := opened{set: set, truth: truth, exactQ: exactQ, truthQ: truthQ, scanned: scanned,
-		ceilingBytes: min(int(float64(src.n)*scanned), maxCeilingBytes), knobs: knobs}
+		ceilingBytes: ceilingSize(src.n, scanned), knobs: knobs}
 	for _, threads := range b.threads {
 		if err := benchOpened(b, &rep, &o, threads); err != nil {
 			return err
@@ -352,6 +352,12 @@ func benchOpened(b *benchFlags, rep *benchReport, o *opened, threads int) error 
 	}
 	noteRSS(rep) // the index open, its rows done
 	return nil
+}
+
+// ceilingSize is the read-ceiling buffer for n records of scanned bytes:
+// their size, at most maxCeilingBytes.
+func ceilingSize(n int, scanned float64) int {
+	return int(min(float64(n)*scanned, maxCeilingBytes))
 }
 
 // readCeilingOf is readCeiling over a buffer of size bytes made for it.

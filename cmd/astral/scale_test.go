@@ -319,3 +319,30 @@ func TestBenchFlatAndHNSWFiles(t *testing.T) {
 		require.ErrorContains(t, err, "--nprobe does not apply: "+idx+" holds "+map[string]string{"flat": "a flat", "hnsw": "an hnsw"}[kind]+" index, which has no partitions")
 	}
 }
+
+// TestCeilingSizeAndRSS: the read-ceiling buffer is the records' size up
+// to 1 GiB (10M E5M2 records of 388 bytes would be 3.6 GiB); a bench that
+// builds its index reports the resident sizes too; a truncated --data is
+// refused by bench --index-file before any work.
+func TestCeilingSizeAndRSS(t *testing.T) {
+	require.Equal(t, 388_000, ceilingSize(1000, 388))
+	require.Equal(t, 1<<30, ceilingSize(10_000_000, 388))
+	dir := t.TempDir()
+	rep, text := fileBenchJSON(t, dir, "--data", "random", "--n", "500", "--dim", "16", "--nq", "4", "--threads", "0")
+	require.Len(t, rep.Rows, 1)
+	if runtime.GOOS == "linux" {
+		require.Greater(t, rep.RSSBytes, int64(0))
+		require.GreaterOrEqual(t, rep.PeakRSSBytes, rep.RSSBytes)
+		require.Contains(t, text, "resident: ")
+	}
+	_, base, queries := scaleFiles(t, dir, 300, 4, 16)
+	idx := filepath.Join(dir, "flat.idx")
+	captured(t, func() error { return runBuild([]string{"--data", base, "--index", "flat", "--out", idx}) })
+	raw, err := os.ReadFile(base)
+	require.NoError(t, err)
+	bad := filepath.Join(dir, "bad.fvecs")
+	require.NoError(t, os.WriteFile(bad, raw[:len(raw)-1], 0o644))
+	err = runBench([]string{"--index-file", idx, "--data", bad, "--queries", queries})
+	require.ErrorIs(t, err, fixture.ErrFvecs)
+	require.ErrorContains(t, err, "record 299: truncated")
+}
