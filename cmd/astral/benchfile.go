@@ -100,14 +100,18 @@ func benchIndexFile(b *benchFlags) error {
 		}
 		return usagef("--nprobe does not apply: %s holds %s", b.indexFile, what)
 	}
-	if st.Kind == astral.KindHNSW {
+	// A graph, or a rerank copy (the index's answers are reranked; the
+	// exact answers over the stored records are not), takes a flat index
+	// built from the stream.
+	useRef := st.Kind == astral.KindHNSW || cfg.RerankFactor > 0
+	if useRef {
 		// Its exact answers come from a flat index: not both in memory.
 		x0.Close()
 		x0 = nil
 		freeMemory()
 	}
 	// The exact answers over the stored records, for every query.
-	exactQ, err := exactQuantizedOf(x0, st.Kind, cfg, src, queries, b.k)
+	exactQ, err := exactQuantizedOf(x0, useRef, cfg, src, queries, b.k)
 	if err != nil {
 		return err
 	}
@@ -177,16 +181,15 @@ func loadQueries(b *benchFlags, src *baseSource) ([]float32, error) {
 }
 
 // exactQuantizedOf answers every query exactly over the index's stored
-// records: an IVF index probing all its partitions (the same answers as a
-// flat index of the same records, ids and scores), a flat index itself,
-// and for an HNSW index (x is not used, and may be nil) a serial flat
-// index built from src.
-func exactQuantizedOf(x *astral.Index, kind astral.Kind, cfg astral.Config, src *baseSource, queries []float32, k int) ([][]int64, error) {
-	o := astral.QueryOptions{K: k}
-	switch kind {
-	case astral.KindIVF:
-		o.NProbe = astral.MaxNList // past the partition count: all of them
-	case astral.KindHNSW:
+// records, no rerank: an IVF index probing all its partitions (the same
+// answers as a flat index of the same records, ids and scores), a flat
+// index itself, or with useRef (an HNSW index, or one with a rerank copy;
+// x is not used and may be nil) a serial flat index of cfg's dimension,
+// metric and storage built from src.
+func exactQuantizedOf(x *astral.Index, useRef bool, cfg astral.Config, src *baseSource, queries []float32, k int) ([][]int64, error) {
+	// Past the partition count: all of them. A flat index ignores it.
+	o := astral.QueryOptions{K: k, NProbe: astral.MaxNList}
+	if useRef {
 		ref, _, err := buildStreamed(nil, []astral.Option{astral.WithDim(cfg.Dim), astral.WithMetric(cfg.Metric),
 			astral.WithStorage(cfg.Storage), astral.WithKind(astral.KindFlat)}, src, "exact "+cfg.Storage.String()+" reference")
 		if err != nil {

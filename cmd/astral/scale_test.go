@@ -158,7 +158,7 @@ func TestIVFAllPartitionsIsExact(t *testing.T) {
 				}
 			}
 			// The bench's own path, batched, gives the same ids.
-			exact, err := exactQuantizedOf(opened, astral.KindIVF, opened.Config(), src, set.Queries, k)
+			exact, err := exactQuantizedOf(opened, false, opened.Config(), src, set.Queries, k)
 			require.NoError(t, err)
 			for qi := range nq {
 				want, err := flat.Query(nil, set.Query(qi), k)
@@ -296,8 +296,9 @@ func TestBenchIVFFile(t *testing.T) {
 }
 
 // TestBenchFlatAndHNSWFiles: a flat file's exact answers are its own and
-// an HNSW file's come from a flat index built from the stream; --nprobe is
-// refused for both.
+// an HNSW file's, or a file's with a rerank copy, come from a flat index
+// built from the stream (as the bench that builds its index has them);
+// --nprobe is refused for flat and HNSW files.
 func TestBenchFlatAndHNSWFiles(t *testing.T) {
 	dir := t.TempDir()
 	_, base, queries := scaleFiles(t, dir, 3_000, 12, 16)
@@ -315,8 +316,24 @@ func TestBenchFlatAndHNSWFiles(t *testing.T) {
 		if kind == "flat" {
 			require.Equal(t, 1.0, rep.Rows[0].RecallVsExactQuantized)
 		}
-		err := runBench(append(file, "--nprobe", "2"))
+		err := runBench(append(slices.Clone(file), "--nprobe", "2"))
 		require.ErrorContains(t, err, "--nprobe does not apply: "+idx+" holds "+map[string]string{"flat": "a flat", "hnsw": "an hnsw"}[kind]+" index, which has no partitions")
+	}
+	rdir := filepath.Join(dir, "rerank")
+	require.NoError(t, os.Mkdir(rdir, 0o755))
+	_, base, queries = scaleFiles(t, rdir, 5_000, 12, 16) // IVF trains at 4096
+	for _, kind := range []string{"flat", "ivf"} {
+		idx := filepath.Join(dir, kind+"-rerank.idx")
+		build := []string{"--data", base, "--index", kind, "--storage", "e4m3", "--rerank", "2"}
+		if kind == "ivf" {
+			build = append(build, "--nlist", "4", "--nprobe", "4") // every partition
+		}
+		captured(t, func() error { return runBuild(append(build, "--out", idx)) })
+		saved, _ := fileBenchJSON(t, dir, "--index-file", idx, "--data", base, "--queries", queries, "--threads", "0")
+		built, _ := fileBenchJSON(t, dir, append(slices.Clone(build), "--queries", queries, "--threads", "0")...)
+		last := saved.Rows[len(saved.Rows)-1]
+		require.Equal(t, built.Rows[len(built.Rows)-1].RecallVsExactQuantized, last.RecallVsExactQuantized, kind)
+		require.Equal(t, built.Rows[len(built.Rows)-1].RecallAtK, last.RecallAtK, kind)
 	}
 }
 
