@@ -81,13 +81,13 @@ func TestDense(t *testing.T) {
 	var m Map
 	m.MakeDense()
 	m.Reserve(300000)
-	require.Equal(t, (300000*5/4+1)*16, m.Bytes(), "reserved: four fifths full")
+	require.Equal(t, (300000*20/17+1)*16, m.Bytes(), "reserved: 85 % full")
 	cells := m.Bytes()
 	for i := range 300000 {
 		m.Put64(uint64(i)*977, uint64(i)<<32|uint64(i%5000))
 	}
 	require.Equal(t, cells, m.Bytes(), "the reserved ids fit without growing")
-	require.Less(t, float64(m.Bytes())/300000, 20.1, "bytes per id")
+	require.Less(t, float64(m.Bytes())/300000, 18.9, "bytes per id")
 	for i := range 300000 {
 		v, ok := m.Get64(uint64(i) * 977)
 		require.True(t, ok)
