@@ -136,7 +136,7 @@ curve. Every combination of the comma lists is one row.`,
 	c.str(&b.data, "data", "random", "a fixture (random, spectral, clustered) or the stored vectors' .fvecs file", "--data spectral")
 	c.str(&b.queries, "queries", "", "the queries' .fvecs `FILE` (with --data FILE.fvecs)", "--queries query.fvecs")
 	c.str(&b.truth, "truth", "", "the unfiltered ground truth as an .ivecs `FILE` (per query, the exact nearest rows, best first, at least --k of them) instead of computing it (with --data FILE.fvecs)", "--truth groundtruth.ivecs")
-	c.num(&b.truthQueries, "truth-queries", 0, "with --index-file: the f32 ground truth, and recall@k, cover only the first `N` queries (0: all); recall against the exact scan of the stored records covers every query", "--truth-queries 100")
+	c.num(&b.truthQueries, "truth-queries", 0, "the f32 ground truth, and recall@k, cover only the first `N` queries (0: all); recall against the exact scan of the stored records covers every query; not with --filter, --rank, --export or --budget-us", "--truth-queries 100")
 	c.str(&b.indexFile, "index-file", "", "measure this saved index `FILE` instead of building one; --data gives its vectors (for the ground truth) and the queries", "--index-file memories.idx")
 	c.str(&b.index, "index", "flat", "index kind: flat (exact scan), hnsw (graph), ivf (partitions) or auto (flat while small)", "--index hnsw")
 	c.num(&b.nlist, "nlist", astral.DefaultNList, fmt.Sprintf("IVF: partitions, 1 to %d; the index trains once it holds max(39·nlist, 4096) records", astral.MaxNList), "--nlist 256")
@@ -279,8 +279,7 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 			return usagef("--data %s needs --queries FILE.fvecs", b.data)
 		}
 	}
-	filtered := slices.ContainsFunc(b.filters, func(f fixture.FilterSpec) bool { return f != fixture.FilterSpec{} })
-	if !filtered {
+	if !filteredBench(b) {
 		if err := c.refuse("without a --filter other than none: there is nothing to post-filter", "postfilter"); err != nil {
 			return err
 		}
@@ -288,10 +287,13 @@ func checkBenchApplies(c *command, b *benchFlags) error {
 	if slices.ContainsFunc(b.ranks, fixture.RankSpec.On) && b.metric == "l2" {
 		return usagef("--rank with --metric l2: ranking needs cosine or dot")
 	}
-	if b.indexFile == "" {
-		if err := c.refuse("without --index-file: a built index's truth covers every query", "truth-queries"); err != nil {
+	if b.indexFile == "" && !streamable(b) {
+		if err := c.refuse("with --filter, --rank or --export: their truth covers every query", "truth-queries"); err != nil {
 			return err
 		}
+	}
+	if b.truthQueries > 0 && slices.ContainsFunc(b.budgetUs, func(us int) bool { return us > 0 }) {
+		return usagef("--truth-queries with --budget-us: a budgeted row's recall covers every query")
 	}
 	if b.indexFile != "" {
 		// The saved index fixes these; --n and --dim may only repeat it.
@@ -610,6 +612,29 @@ func exactQuantized(opts []astral.Option, set *fixture.Set, sc *scoped, k int) (
 }
 
 func runBench(args []string) error {
+	return runBenchWith(args, false)
+}
+
+// streamable is whether the building bench needs no per-row fixture data
+// in memory (attributes, filter lists, rankings, an export): then it
+// streams the stored vectors a block at a time.
+func streamable(b *benchFlags) bool {
+	return b.export == "" && !filteredBench(b) && !slices.ContainsFunc(b.ranks, fixture.RankSpec.On)
+}
+
+// filteredBench is whether a --filter other than none is asked for.
+func filteredBench(b *benchFlags) bool {
+	return slices.ContainsFunc(b.filters, func(f fixture.FilterSpec) bool { return f != fixture.FilterSpec{} })
+}
+
+// runBenchWith is runBench; inMemory holds every stored vector in memory
+// even where the run could stream them (the tests compare the two).
+//
+// Streamed, the queries sit in memory and the stored vectors do not: every
+// index (the exact flat reference and each one measured) is filled from
+// openBase's blocks with buildIndex's ids and Add calls, and the f32 truth
+// comes from an exact scan over the same blocks on every core.
+func runBenchWith(args []string, inMemory bool) error {
 	b, err := parseBench(args)
 	if err != nil {
 		return err
@@ -619,14 +644,60 @@ func runBench(args []string) error {
 	}
 	metric, _ := metricOf(b.metric)
 	kind, _ := kindOf(b.index)
-	set, err := loadData(b)
-	if err != nil {
+	streamed := !inMemory && streamable(b)
+	var set *fixture.Set
+	var src *baseSource
+	var sc *scoped
+	if streamed {
+		if src, err = openBase(b.data, b.generated, b.n, b.dim); err != nil {
+			return err
+		}
+		defer src.close()
+		queries, err := loadQueries(b, src)
+		if err != nil {
+			return err
+		}
+		set = &fixture.Set{Name: src.name, Dim: src.dim, Queries: queries}
+	} else if set, err = loadData(b); err != nil {
 		return err
 	}
-	n, nq, dim := set.N(), set.NQ(), set.Dim
-	sc, err := newScoped(b, set, metric)
-	if err != nil {
-		return err
+	nq, dim := set.NQ(), set.Dim
+	n := set.N()
+	if streamed {
+		n = src.n
+	}
+	truthQ := nq
+	if b.truthQueries > 0 {
+		if b.truthQueries > nq {
+			return usagef("--truth-queries %d: there are %d queries", b.truthQueries, nq)
+		}
+		truthQ = b.truthQueries
+	}
+	if streamed {
+		var truth [][]int32
+		if b.truth != "" {
+			if truth, err = readTruth(b.truth, nq, b.k, n); err != nil {
+				return err
+			}
+			truth = truth[:truthQ]
+		} else if truth, err = streamTruth(src, set.Queries[:truthQ*dim], b.k, fixtureMetric(metric)); err != nil {
+			return err
+		}
+		sc = &scoped{scope: &fixture.Scope{N: n, Filters: []fixture.ScopeFilter{{}}}, truth: [][][]int32{truth}}
+	} else {
+		if sc, err = newScoped(b, set, metric); err != nil {
+			return err
+		}
+		// --truth-queries comes with no filter, ranking or budget.
+		sc.truth[0] = sc.truth[0][:truthQ]
+	}
+	// build fills an index: from the stream, or from the rows in memory
+	// with their attributes.
+	build := func(rt *astral.Runtime, opts []astral.Option, attrs []astral.Attributes, what string) (*astral.Index, float64, error) {
+		if streamed {
+			return buildStreamed(rt, opts, src, what)
+		}
+		return buildIndexWith(rt, opts, set, attrs, what)
 	}
 	if b.export != "" {
 		e := &fixture.Export{K: b.k, Metric: fixtureMetric(metric), Dim: dim, Base: set.Base, Queries: set.Queries, Scope: sc.scope, Truth: sc.truth}
@@ -636,12 +707,13 @@ func runBench(args []string) error {
 		fmt.Fprintf(stdout, "wrote %s\n", b.export)
 	}
 	rep := newReport(set, b.k)
+	rep.Dataset.N = n
 	var ceilingBuf []byte
 	none := &sc.scope.Filters[0]
 	for _, storage := range b.storages {
 		base := []astral.Option{astral.WithDim(dim), astral.WithMetric(metric), astral.WithKernel(b.kernel), astral.WithStorage(storage)}
 		// The exact scan of the quantized vectors: a serial flat index.
-		ref, _, err := buildIndex(nil, append(base, astral.WithKind(astral.KindFlat)), set, "exact "+storage.String()+" reference")
+		ref, _, err := build(nil, append(base, astral.WithKind(astral.KindFlat)), nil, "exact "+storage.String()+" reference")
 		if err != nil {
 			return err
 		}
@@ -682,6 +754,9 @@ func runBench(args []string) error {
 			row.Index, row.Storage, row.Participants, row.BytesPerVector, row.Kernel = "flat", storage.String(), 1, rst.BytesPerVector, rst.Kernel
 			row.ScanGBps = float64(n) * scanned / (row.P50us * 1e3)
 			row.P50VsUnfiltered = 1
+			if truthQ < nq {
+				row.TruthQueries = truthQ
+			}
 			rep.Rows = append(rep.Rows, row)
 			if _, ok := rep.ReadCeilingGBps["1"]; !ok {
 				rep.ReadCeilingGBps["1"] = readCeiling(ceilingBuf, 1)
@@ -712,7 +787,7 @@ func runBench(args []string) error {
 				if err != nil {
 					return err
 				}
-				x, buildS, err := buildIndexWith(rt, opts, set, sc.attrs, b.index+" "+storage.String())
+				x, buildS, err := build(rt, opts, sc.attrs, b.index+" "+storage.String())
 				if err != nil {
 					rt.Close()
 					return err
@@ -848,6 +923,9 @@ func runBench(args []string) error {
 							if i+1 < len(runners) && of[i+1].ri == floorRow {
 								fl := runners[i+1].medianRun()
 								row.FloorP50us, row.FloorP99us = fl.p50, fl.p99
+							}
+							if truthQ < nq {
+								row.TruthQueries = truthQ
 							}
 							rep.Rows = append(rep.Rows, row)
 						}
@@ -1248,8 +1326,12 @@ func printTable(rep *benchReport) {
 	fmt.Fprintf(stdout, "\n%s  %s  cpu: %s  kernel: %s\n", versionLine(), rep.Go, rep.CPU, rep.Kernel)
 	fmt.Fprintf(stdout, "dataset %s: %d × %d, %d queries, k=%d\n", d.Name, d.N, d.Dim, d.NQ, d.K)
 	if i := slices.IndexFunc(rep.Rows, func(r benchRow) bool { return r.TruthQueries > 0 }); i >= 0 {
-		fmt.Fprintf(stdout, "recall@k: over the first %d of the %d queries (--truth-queries); vs-quant: over all %d (an IVF file's full-scan row: its first %d)\n",
-			rep.Rows[i].TruthQueries, d.NQ, d.NQ, rep.Rows[i].TruthQueries)
+		fileScan := ""
+		if slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Index == "flat" && r.NList > 0 }) {
+			fileScan = fmt.Sprintf(" (an IVF file's full-scan row: its first %d)", rep.Rows[i].TruthQueries)
+		}
+		fmt.Fprintf(stdout, "recall@k: over the first %d of the %d queries (--truth-queries); vs-quant: over all %d%s\n",
+			rep.Rows[i].TruthQueries, d.NQ, d.NQ, fileScan)
 	}
 	if slices.ContainsFunc(rep.Rows, func(r benchRow) bool { return r.Index == "flat" && r.NList > 0 }) {
 		fmt.Fprintln(stdout, "flat rows with an nlist: an IVF file probing all its partitions (nprobe = nlist), its exact full scan")

@@ -291,8 +291,8 @@ func TestBenchIVFFile(t *testing.T) {
 		err := runBench(append(slices.Clone(file), c.args...))
 		require.ErrorContains(t, err, c.msg, c.args)
 	}
-	err = runBench([]string{"--data", base, "--queries", queries, "--truth-queries", "3"})
-	require.ErrorContains(t, err, "--truth-queries does not apply without --index-file")
+	err = runBench([]string{"--data", base, "--queries", queries, "--truth-queries", "3", "--filter", "allow:5"})
+	require.ErrorContains(t, err, "--truth-queries does not apply with --filter, --rank or --export")
 }
 
 // TestBenchFlatAndHNSWFiles: a flat file's exact answers are its own and
