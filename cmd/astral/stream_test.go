@@ -46,8 +46,9 @@ func untimed(rows []benchRow) []benchRow {
 // stored vectors reports, for flat, HNSW and IVF, on a generated fixture
 // and on .fvecs files, the rows the in-memory path reports (recall,
 // vs-quant, nlist, nprobe, largest share, bytes per vector: everything but
-// timings and memory); --truth-queries limits recall@k to the first
-// queries in both and says so; the resident and peak sizes are reported.
+// timings and memory); --truth-queries limits recall@k, and the exact
+// flat row's timing, to the first queries in both and says so; the
+// resident and peak sizes are reported.
 func TestBenchStreamedMatchesInMemory(t *testing.T) {
 	dir := t.TempDir()
 	const n, nq, dim = 5_123, 20, 16
@@ -83,13 +84,20 @@ func TestBenchStreamedMatchesInMemory(t *testing.T) {
 				for _, r := range s.Rows {
 					require.Equal(t, tq, r.TruthQueries, what)
 					require.Greater(t, r.RecallAtK, 0.0, what)
+					if r.Index == "flat" {
+						require.Equal(t, 1.0, r.RecallVsExactQuantized, what) // exact over the stored records
+					}
 					if kname == "ivf" && r.Index == "ivf" {
 						require.Equal(t, 16, r.NList, what)
 						require.Greater(t, r.LargestShare, 0.0, what)
 					}
 				}
 				if tq > 0 {
-					require.Contains(t, text, "recall@k: over the first 7 of the 20 queries (--truth-queries); vs-quant: over all 20\n", what)
+					note := "recall@k: over the first 7 of the 20 queries (--truth-queries); vs-quant: over all 20\n"
+					if kname != "flat" {
+						note = "recall@k: over the first 7 of the 20 queries (--truth-queries); vs-quant: over all 20 (the exact flat rows: their first 7)\n"
+					}
+					require.Contains(t, text, note, what)
 				} else {
 					require.NotContains(t, text, "--truth-queries", what)
 				}
