@@ -16,7 +16,10 @@ DATA="${DATA:-spectral}" N="${N:-1000000}" NQ="${NQ:-1000}"
 NLIST="${NLIST:-1024}" NPROBE="${NPROBE:-8,16,32,48,64}" RUNS="${RUNS:-3}" RUN_SECONDS="${RUN_SECONDS:-0.5}"
 export PATH="/usr/local/go/bin:$PATH"
 /usr/bin/python3 -c 'import faiss, numpy' 2>/dev/null ||
-	{ echo "run.sh: FAISS missing: apt-get install -y python3-faiss python3-numpy" >&2; exit 1; }
+	{ echo "run.sh: FAISS missing: apt-get install -y python3-faiss python3-numpy libopenblas0-pthread" >&2; exit 1; }
+case "$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null)" in
+*/blas/libblas.so.3) echo "run.sh: the reference BLAS trains FAISS very slowly at 1M: apt-get install -y libopenblas0-pthread" >&2 ;;
+esac
 mkdir -p "$OUT"
 go build -C "$ROOT" -o "$OUT/astral" ./cmd/astral
 "$OUT/astral" fixture --data "$DATA" --n "$N" --nq "$NQ" --out "$OUT/base.fvecs" --queries-out "$OUT/queries.fvecs"
