@@ -5,7 +5,22 @@ import (
 	"time"
 
 	"github.com/astral-engine/astral/hnsw"
+	"github.com/astral-engine/astral/internal/pool"
 )
+
+// soloBudget is the shortest budget a search shares with the runtime's
+// workers; a shorter one runs on the caller alone. Waking a worker takes
+// a good part of so short a budget, and a worker that starts late makes
+// the caller overshoot it (docs/BUDGETS.md).
+const soloBudget = 200 * time.Microsecond
+
+// workers is the pool c's search may use: rt's, or none under soloBudget.
+func (c *queryCtx) workers(rt *Runtime) *pool.Pool {
+	if c.budget.d > 0 && c.budget.d < soloBudget {
+		return nil
+	}
+	return rt.workers()
+}
 
 // Coverage reports how much of its work a budgeted query did.
 type Coverage struct {
@@ -28,7 +43,8 @@ type frameBudget struct {
 // ranks a sample of every part of the index rather than a prefix; an HNSW
 // walk stops expanding. The clock is read once per block of records or
 // per few graph expansions. A budget generous enough gives exactly
-// QueryWith's results: the same ids, score bits and order. budget <= 0 is
+// QueryWith's results: the same ids, score bits and order. A budget under
+// 200 µs runs on the caller alone. budget <= 0 is
 // ErrInvalidArgument. With cap(dst) >= o.K it allocates nothing.
 func (x *Index) QueryWithin(dst []Result, q []float32, o QueryOptions, budget time.Duration) (res []Result, cov Coverage, err error) {
 	start := time.Now()

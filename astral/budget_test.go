@@ -200,3 +200,22 @@ func TestQueryWithinAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestShortBudgetsRunOnTheCaller: a budget under soloBudget leaves the
+// runtime's workers out; none, or a longer one, may use them.
+func TestShortBudgetsRunOnTheCaller(t *testing.T) {
+	rt := newRuntime(t, 2)
+	require.NotNil(t, rt.workers())
+	c := &queryCtx{}
+	for _, b := range []struct {
+		d    time.Duration
+		solo bool
+	}{{0, false}, {time.Nanosecond, true}, {soloBudget - 1, true}, {soloBudget, false}, {time.Hour, false}} {
+		c.budget = frameBudget{start: time.Now(), d: b.d}
+		if b.solo {
+			require.Nil(t, c.workers(rt), "budget %v", b.d)
+		} else {
+			require.Same(t, rt.workers(), c.workers(rt), "budget %v", b.d)
+		}
+	}
+}

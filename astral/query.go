@@ -264,13 +264,13 @@ func (x *Index) search(c *queryCtx, dst []Result, queries []float32, m, k, ef in
 		var sp scopedPlan
 		sp = x.plan(c, s, kc, ef)
 		plan = sp.plan
-		s.searchFiltered(c, x.rt.workers(), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
+		s.searchFiltered(c, c.workers(x.rt), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
 		if sp.holdsAttrs {
 			x.attrs.mu.RUnlock()
 		}
 	} else {
 		plan = s.plainPlan()
-		s.search(c, x.rt.workers(), qs, m, kc, ef, out, c.counts[:m])
+		s.search(c, c.workers(x.rt), qs, m, kc, ef, out, c.counts[:m])
 	}
 	x.plans[plan].Add(1)
 	if x.rerank != nil {
@@ -379,7 +379,7 @@ func (x *Index) searchRanked(c *queryCtx, s structure, qs []float32, m, kc, ef i
 		sp = x.plan(c, s, kc, ef)
 		plan = sp.plan
 	}
-	s.searchRanked(c, x.rt.workers(), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
+	s.searchRanked(c, c.workers(x.rt), qs, m, kc, sp, c.planFilter(&sp), out, c.counts[:m])
 	if sp.holdsAttrs {
 		x.attrs.mu.RUnlock()
 	}
