@@ -13,6 +13,7 @@ import (
 
 	"github.com/astral-engine/astral/astral"
 	"github.com/astral-engine/astral/internal/fixture"
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,6 +38,7 @@ func savedInMemory(t *testing.T, set *fixture.Set, opts []astral.Option, threads
 // .fvecs file and a generated fixture, for every index kind; its line
 // gives the peak RSS on Linux.
 func TestBuildStreamedSavesTheSameBytes(t *testing.T) {
+	testsize.SkipUnderRace(t, "the same bytes and rows from serial pipelines; the engine's goroutines are the astral package's race tests, the bench's TestBenchFilterFlat's")
 	dir := t.TempDir()
 	const n, dim = 25_321, 24 // three Adds and a short one
 	set, err := fixture.Generate("clustered", n, 0, dim)
@@ -300,6 +302,7 @@ func TestBenchIVFFile(t *testing.T) {
 // built from the stream (as the bench that builds its index has them);
 // --nprobe is refused for flat and HNSW files.
 func TestBenchFlatAndHNSWFiles(t *testing.T) {
+	testsize.SkipUnderRace(t, "the same bytes and rows from serial pipelines; the engine's goroutines are the astral package's race tests, the bench's TestBenchFilterFlat's")
 	dir := t.TempDir()
 	_, base, queries := scaleFiles(t, dir, 3_000, 12, 16)
 	for _, kind := range []string{"flat", "hnsw"} {

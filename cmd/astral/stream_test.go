@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/astral-engine/astral/internal/testsize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -50,6 +51,7 @@ func untimed(rows []benchRow) []benchRow {
 // flat row's timing, to the first queries in both and says so; the
 // resident and peak sizes are reported.
 func TestBenchStreamedMatchesInMemory(t *testing.T) {
+	testsize.SkipUnderRace(t, "the same bytes and rows from serial pipelines; the engine's goroutines are the astral package's race tests, the bench's TestBenchFilterFlat's")
 	dir := t.TempDir()
 	const n, nq, dim = 5_123, 20, 16
 	_, base, queries := scaleFiles(t, dir, n, nq, dim)
