@@ -116,18 +116,31 @@ func Encode(s Storage, dst []byte, v []float32) float32 {
 // 256 (a code's bits shifted into a binary16, the kernels' cheap decode).
 // The stored vector is Encode's factor times these.
 func DecodeUnits(s Storage, dst []float32, rec []byte) {
-	for c := range dst {
-		switch s {
-		case E5M2:
-			dst[c] = e5m2Table[rec[c]]
-		case E4M3:
-			dst[c] = e4m3Units[rec[c]]
-		case Int8:
-			dst[c] = float32(int8(rec[c]))
-		case F16:
+	// One loop per kind: graph construction decodes a record for every
+	// neighbour its heuristic keeps.
+	switch s {
+	case E5M2:
+		rec = rec[:len(dst)]
+		for c, b := range rec {
+			dst[c] = e5m2Table[b]
+		}
+	case E4M3:
+		rec = rec[:len(dst)]
+		for c, b := range rec {
+			dst[c] = e4m3Units[b]
+		}
+	case Int8:
+		rec = rec[:len(dst)]
+		for c, b := range rec {
+			dst[c] = float32(int8(b))
+		}
+	case F16:
+		for c := range dst {
 			p := 2 * layoutPos(c)
 			dst[c] = f16ToF32(uint16(rec[p]) | uint16(rec[p+1])<<8)
-		case F32:
+		}
+	case F32:
+		for c := range dst {
 			p := 4 * layoutPos(c)
 			dst[c] = math.Float32frombits(uint32(rec[p]) | uint32(rec[p+1])<<8 | uint32(rec[p+2])<<16 | uint32(rec[p+3])<<24)
 		}
@@ -263,23 +276,47 @@ func quantizeQuery(dst []float32, q []float32) []float32 {
 	dst = dst[:queryLen(Int8, pdim)]
 	clear(dst)
 	q16 := int16s(dst, pdim)
-	var amax float64
+	// max |q| by its bits: for float32 magnitudes the bit order is the
+	// value order.
+	var amaxBits uint32
 	for _, v := range q {
-		amax = max(amax, math.Abs(float64(v)))
+		amaxBits = max(amaxBits, math.Float32bits(v)&0x7fffffff)
 	}
-	if amax == 0 {
+	if amaxBits == 0 {
 		dst[pdim/2] = 1
 		return dst
 	}
-	_, exp := math.Frexp(amax) // amax in [2^(exp-1), 2^exp); exp <= 128
+	if amaxBits >= 0x7f800000 {
+		return quantizeNonFinite(dst, q, pdim)
+	}
+	_, exp := math.Frexp(float64(math.Float32frombits(amaxBits))) // amax in [2^(exp-1), 2^exp); exp <= 128
 	// 2^-e stays a normal float32 (e >= -113 always); below 2^-85 the
 	// query keeps fewer than 15 bits.
 	e := min(15-exp, 100)
+	// v * 2^e is exact in float64 (it lies in [2^-262, 2^15)), so the
+	// multiply is math.Ldexp(v, e) at a fraction of its cost; graph
+	// construction quantizes a record for every neighbour it keeps.
+	pow := math.Ldexp(1, e)
+	q16 = q16[:len(q)]
 	for c, v := range q {
-		r := math.RoundToEven(math.Ldexp(float64(v), e))
+		// |r| <= 2^15: only 32768 (from 32767.5 and up) needs the clamp.
+		r := int32(math.RoundToEven(float64(v) * pow))
 		q16[c] = int16(min(max(r, -32767), 32767))
 	}
 	dst[pdim/2] = float32(math.Ldexp(1, -e))
+	return dst
+}
+
+// quantizeNonFinite is quantizeQuery for a q holding an infinity or a NaN
+// (the engine refuses both before a kernel sees them), as it always was:
+// Frexp of either gives exponent 0, so e is 15.
+func quantizeNonFinite(dst []float32, q []float32, pdim int) []float32 {
+	q16 := int16s(dst, pdim)
+	for c, v := range q {
+		r := math.RoundToEven(math.Ldexp(float64(v), 15))
+		q16[c] = int16(min(max(r, -32767), 32767))
+	}
+	dst[pdim/2] = float32(math.Ldexp(1, -15))
 	return dst
 }
 

@@ -264,3 +264,85 @@ func TestInt8QueryKeepsPrecision(t *testing.T) {
 		}
 	}
 }
+
+// quantizeQueryLdexp is quantizeQuery as first written, with math.Ldexp
+// per component: the reference the faster one must match bit for bit.
+func quantizeQueryLdexp(dst []float32, q []float32) []float32 {
+	pdim := LayoutLen(len(q))
+	dst = dst[:queryLen(Int8, pdim)]
+	clear(dst)
+	q16 := int16s(dst, pdim)
+	var amax float64
+	for _, v := range q {
+		amax = max(amax, math.Abs(float64(v)))
+	}
+	if amax == 0 {
+		dst[pdim/2] = 1
+		return dst
+	}
+	_, exp := math.Frexp(amax)
+	e := min(15-exp, 100)
+	for c, v := range q {
+		r := math.RoundToEven(math.Ldexp(float64(v), e))
+		q16[c] = int16(min(max(r, -32767), 32767))
+	}
+	dst[pdim/2] = float32(math.Ldexp(1, -e))
+	return dst
+}
+
+// TestQuantizeQueryMatchesLdexp: the Int8 query is the same bits as the
+// per-component Ldexp form, across magnitudes from subnormal to the
+// largest float32, with zeros, ties and infinities.
+func TestQuantizeQueryMatchesLdexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, dim := range []int{1, 7, 64, 100, 384} {
+		q := make([]float32, dim)
+		got, want := make([]float32, queryLen(Int8, LayoutLen(dim))), make([]float32, queryLen(Int8, LayoutLen(dim)))
+		for trial := range 400 {
+			exp := r.IntN(280) - 150 // 2^-150 .. 2^129: subnormals to overflow
+			for i := range q {
+				switch r.IntN(8) {
+				case 0:
+					q[i] = 0
+				case 1:
+					q[i] = float32(math.Copysign(0, -1))
+				case 2:
+					q[i] = math.Float32frombits(r.Uint32() & 0x807fffff) // a subnormal
+				default:
+					q[i] = float32(math.Ldexp(r.NormFloat64(), exp-r.IntN(30)))
+				}
+			}
+			if trial%50 == 1 {
+				q[r.IntN(dim)] = float32(math.Inf(1 - 2*r.IntN(2)))
+			}
+			if trial%50 == 2 { // exact halves at the largest magnitude: ties to even
+				q[0] = 16384.5
+				for i := 1; i < dim; i++ {
+					q[i] = float32(i%5) + 0.5
+				}
+			}
+			quantizeQuery(got, q)
+			quantizeQueryLdexp(want, q)
+			for i := range got {
+				require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "dim %d trial %d word %d", dim, trial, i)
+			}
+		}
+	}
+}
+
+func BenchmarkQuantizeQuery(b *testing.B) {
+	r := rand.New(rand.NewPCG(6, 6))
+	q := make([]float32, 384)
+	randomVector(r, q)
+	dst := make([]float32, queryLen(Int8, 384))
+	for _, f := range []struct {
+		name string
+		fn   func([]float32, []float32) []float32
+	}{{"now", quantizeQuery}, {"ldexp", quantizeQueryLdexp}} {
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				f.fn(dst, q)
+			}
+		})
+	}
+}
