@@ -419,12 +419,20 @@ func (p *Pool) worker(s *slot, cpu int, ready chan<- error) {
 	}
 	ready <- nil
 	var seen uint64
+	budgeted := false
 	for {
-		seen = p.await(s, seen)
+		if budgeted {
+			// A budgeted search's part ends near its deadline, while
+			// the caller still has its merge to do: a spin here would
+			// take the core the caller may be queued for (docs/BUDGETS.md).
+			seen = p.park(s, seen)
+		} else {
+			seen = p.await(s, seen)
+		}
 		if s.task == nil {
 			return
 		}
-		p.runPart(s)
+		budgeted = p.runPart(s)
 	}
 }
 
@@ -449,6 +457,12 @@ func (p *Pool) await(s *slot, seen uint64) uint64 {
 			}
 		}
 	}
+	return p.park(s, seen)
+}
+
+// park is await without the spin: it sleeps on the wake channel until the
+// slot's sequence number differs from seen.
+func (p *Pool) park(s *slot, seen uint64) uint64 {
 	for {
 		// Publish parked before re-checking seq; the caller bumps seq before
 		// reading state, so one of the two always sees the other. Swap for
@@ -472,17 +486,19 @@ func (p *Pool) oversubscribed() bool {
 
 // runPart runs the slot's part in the default floating-point mode,
 // recovering a panic for the caller to re-raise. The worker's thread may
-// have been created under a host's FTZ/DAZ.
-func (p *Pool) runPart(s *slot) {
+// have been created under a host's FTZ/DAZ. It reports whether the part
+// was a RunBy's.
+func (p *Pool) runPart(s *slot) (budgeted bool) {
 	if testBeforePart != nil {
 		testBeforePart(s.part)
 	}
 	detached := p.detached
+	budgeted = detached
 	if !s.claim.CompareAndSwap(claimReady, claimRunning) {
 		// RunBy's caller passed its deadline and went on without this part.
 		s.task = nil
 		p.release()
-		return
+		return true
 	}
 	fp := fpenv.Enter()
 	defer func() {
@@ -516,6 +532,7 @@ func (p *Pool) runPart(s *slot) {
 		}
 	}()
 	s.task.RunPart(s.part)
+	return budgeted
 }
 
 // testBeforePart, when set by a test, runs on a worker before it takes
