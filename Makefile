@@ -149,7 +149,7 @@ test-arm64:
 	scripts/test-arm64.sh
 
 # Each fuzz target briefly; `make fuzz FUZZTIME=5m` for longer.
-FUZZ_TARGETS := ./kernel:FuzzEncodeE5M2 ./kernel:FuzzImplsAgree ./kernel:FuzzKindsAgree ./internal/crc32c:FuzzUpdate ./internal/fixture:FuzzReadFvecs ./astral:FuzzLoad ./astral:FuzzRoundTrip ./astral:FuzzScopedQuery
+FUZZ_TARGETS := ./kernel:FuzzEncodeE5M2 ./kernel:FuzzImplsAgree ./kernel:FuzzKindsAgree ./internal/crc32c:FuzzUpdate ./internal/fixture:FuzzReadFvecs ./astral:FuzzLoad ./astral:FuzzRoundTrip ./astral:FuzzScopedQuery ./internal/match:FuzzAttrTest
 fuzz-short fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 

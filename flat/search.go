@@ -585,12 +585,11 @@ func (j *job) scoreSlots(pt *part, owned []uint32) {
 // keepAttrs keeps, in order and in place, the slots of sel whose
 // attributes pass f.
 func (x *Index) keepAttrs(sel []uint32, f *match.Filter) []uint32 {
+	t := f.AttrTest()
 	n := 0
 	for _, s := range sel {
 		sel[n] = s
-		if f.Attrs(x.attr(int(s))) {
-			n++
-		}
+		n += int(t.Pass(x.tags[s], x.owners[s]))
 	}
 	return sel[:n]
 }
@@ -638,15 +637,8 @@ func (j *job) gather(pt *part, sel []uint32) {
 // selectAttrs writes into sel (one word per record of the chunk) the slots
 // from base whose attributes pass f and returns them.
 func (x *Index) selectAttrs(sel []uint32, base int, f *match.Filter) []uint32 {
-	tags, owners := x.tags[base:base+len(sel)], x.owners[base:base+len(sel)]
-	n := 0
-	for i := range tags {
-		sel[n] = uint32(base + i)
-		if f.Attrs(match.Attr{Tags: tags[i], Owner: owners[i]}) {
-			n++
-		}
-	}
-	return sel[:n]
+	t := f.AttrTest()
+	return t.Select(sel, base, x.tags[base:base+len(sel)], x.owners[base:base+len(sel)])
 }
 
 // collect offers one query's scores of a chunk to t. Past the first chunks

@@ -402,21 +402,18 @@ func (j *exactJob) visit(pt *exactPart, cands []uint64, lo, hi int) {
 	f := j.f // a local copy stays in registers through the loops
 	buf, m := pt.slots[:exactChunk], 0
 	if j.cands == nil {
-		owner := f.Owner != 0
+		owner, test := f.Owner != 0, f.AttrTest()
 		for slot := uint32(lo); slot < uint32(hi); slot++ {
 			// The attribute words first: most nodes stop there, before
 			// their block is touched.
-			a := match.Attr{Tags: atomic.LoadUint64(&st.tags[slot])}
+			var o uint64
 			if owner {
-				a.Owner = st.owners[slot]
+				o = st.owners[slot]
 			}
 			// Deleted nodes and ids are told from the block's header, which
 			// the gather brings in with the record: score drops them.
-			if !f.Attrs(a) {
-				continue
-			}
 			buf[m] = slot
-			if m++; m == exactChunk {
+			if m += int(test.Pass(atomic.LoadUint64(&st.tags[slot]), o)); m == exactChunk {
 				j.score(pt, buf)
 				m = 0
 			}
@@ -450,12 +447,11 @@ func (j *exactJob) visit(pt *exactPart, cands []uint64, lo, hi int) {
 // keepAttrs keeps, in order and in place, the slots of sel whose
 // attributes pass f, and returns how many.
 func keepAttrs(st *storage, sel []uint32, f *match.Filter) int {
-	n := 0
+	t, n := f.AttrTest(), 0
 	for _, s := range sel {
 		sel[n] = s
-		if f.Attrs(st.scope(s)) {
-			n++
-		}
+		a := st.scope(s)
+		n += int(t.Pass(a.Tags, a.Owner))
 	}
 	return n
 }

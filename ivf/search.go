@@ -673,11 +673,15 @@ func (j *job) gather(pt *part, p *partition, pairs []pair, qps []float32, sel []
 // selectAttrs writes into sel the live slots from base whose attributes
 // pass f and returns them.
 func selectAttrs(p *partition, sel []uint32, base int, f *match.Filter) []uint32 {
-	tags, owners := at(p.tags, zeroWords[:], base, len(sel)), at(p.owners, zeroWords[:], base, len(sel))
+	t := f.AttrTest()
+	sel = t.Select(sel, base, at(p.tags, zeroWords[:], base, len(sel)), at(p.owners, zeroWords[:], base, len(sel)))
+	if p.ndead == 0 {
+		return sel
+	}
 	n := 0
-	for i := range tags {
-		sel[n] = uint32(base + i)
-		if f.Attrs(match.Attr{Tags: tags[i], Owner: owners[i]}) && !p.isDead(base+i) {
+	for _, s := range sel {
+		sel[n] = s
+		if !p.isDead(int(s)) {
 			n++
 		}
 	}

@@ -152,3 +152,65 @@ func (s *IDSet) Contains(id uint64) bool {
 func Shard(ids []uint64, i, n int) []uint64 {
 	return ids[len(ids)*i/n : len(ids)*(i+1)/n]
 }
+
+// AttrTest is a filter's tag and owner conditions in a form that tests a
+// record without a branch: where about half the records pass, the
+// branches of Attrs' short-circuit form mispredict every other record.
+type AttrTest struct {
+	all, no, any, anyOff uint64 // anyOff 1: no AnyTags condition
+	owner, ownerMask     uint64 // ownerMask all ones when Owner is set
+}
+
+// AttrTest returns f's tag and owner conditions, tested as Attrs does.
+func (f *Filter) AttrTest() AttrTest {
+	t := AttrTest{all: f.AllTags, no: f.NoTags, any: f.AnyTags, owner: f.Owner}
+	if f.AnyTags == 0 {
+		t.anyOff = 1
+	}
+	if f.Owner != 0 {
+		t.ownerMask = ^uint64(0)
+	}
+	return t
+}
+
+// Pass is 1 when a record with these tags and owner passes, else 0.
+func (t *AttrTest) Pass(tags, owner uint64) uint32 {
+	bad := (tags&t.all ^ t.all) | tags&t.no | (owner^t.owner)&t.ownerMask
+	some := tags&t.any | t.anyOff
+	// x|-x has its top bit set exactly when x is not zero.
+	return uint32(((some | -some) &^ (bad | -bad)) >> 63)
+}
+
+// Select writes into sel the slots base+i, in order, of the records whose
+// tags[i] and owners[i] pass, and returns them; sel, tags and owners have
+// one word per record. Owners may be nil when the test has no owner.
+func (t *AttrTest) Select(sel []uint32, base int, tags, owners []uint64) []uint32 {
+	// Locals, not t's fields: the stores to sel could alias them, and the
+	// compiler would reload every field for every record.
+	all, no := t.all, t.no
+	sel = sel[:len(tags)]
+	n := 0
+	if t.ownerMask == 0 && t.anyOff == 1 {
+		// The usual filter: required and excluded tags only.
+		for i, tg := range tags {
+			sel[n] = uint32(base + i)
+			bad := tg&all ^ all | tg&no
+			n += int(((bad | -bad) >> 63) ^ 1)
+		}
+		return sel[:n]
+	}
+	test := *t
+	if t.ownerMask == 0 {
+		for i, tg := range tags {
+			sel[n] = uint32(base + i)
+			n += int(test.Pass(tg, 0))
+		}
+		return sel[:n]
+	}
+	owners = owners[:len(tags)]
+	for i, tg := range tags {
+		sel[n] = uint32(base + i)
+		n += int(test.Pass(tg, owners[i]))
+	}
+	return sel[:n]
+}
