@@ -169,7 +169,7 @@ func BenchmarkDenseBreakEven(b *testing.B) {
 	x, qs := index100k(b)
 	saved := densePercent
 	defer func() { densePercent = saved }()
-	for _, nq := range []int{1, MaxBatch} {
+	for _, nq := range []int{1, 2, 4, MaxBatch} {
 		s := NewSearcher(1)
 		layout(x, s, qs[:nq]...)
 		dst, counts := make([]score.Result, nq*10), make([]int, nq)

@@ -413,6 +413,7 @@ record:
 	MOVQ groups+16(FP), BX
 
 decode:
+	PREFETCHT0 4096(SI)
 	VMOVDQU 0(SI), X8
 	VPSLLW $8, X8, X9
 	VPSRAW $1, X9, X9
@@ -924,6 +925,7 @@ record:
 	MOVQ groups+16(FP), BX
 
 decode:
+	PREFETCHT0 8192(SI)
 	VMOVDQU 0(SI), Y8
 	VPSLLW $8, Y8, Y9
 	VPSRAW $1, Y9, Y9

@@ -378,6 +378,7 @@ record:
 	MOVQ groups+16(FP), BX
 
 decode:
+	PREFETCHT0 4096(SI)
 	VMOVDQU 0(SI), X8
 	VPSLLW $8, X8, X9
 	VPAND X15, X8, X10
@@ -1113,6 +1114,7 @@ record:
 	MOVQ groups+16(FP), BX
 
 decode:
+	PREFETCHT0 8192(SI)
 	VMOVDQU 0(SI), Y8
 	VPSLLW $8, Y8, Y9
 	VPAND Y15, Y8, Y10
