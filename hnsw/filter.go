@@ -153,7 +153,7 @@ func (g *Graph) SearchFiltered(s *Searcher, qp []float32, k, ef int, f *match.Fi
 // searchFiltered is searchLayer on level 0 from s.entries, with s.pass
 // collecting the scored live nodes that pass f.
 func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.Filter) {
-	testAttrs := f.TestsAttrs()
+	testAttrs, owner, test := f.TestsAttrs(), f.Owner != 0, f.AttrTest()
 	s.newEpoch()
 	s.cand.h = s.cand.h[:0]
 	s.res.Clear()
@@ -163,7 +163,7 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 			if g.flags(st, e.Slot)&flagDeleted == 0 {
 				s.res.Push(e)
 			}
-			g.offer(st, s, f, testAttrs, e)
+			g.offer(st, s, f, testAttrs && !f.Attrs(st.scope(e.Slot)), e)
 		}
 	}
 	for len(s.cand.h) > 0 {
@@ -185,7 +185,18 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 		if m == 0 {
 			continue
 		}
-		ids, scores := s.ids[:m], s.scores[:m]
+		ids, scores, attrs := s.ids[:m], s.scores[:m], s.attrs[:m]
+		if testAttrs {
+			// The attribute words before the gather: their cache misses
+			// then overlap one another and the gather's, where reading
+			// each as its node is offered waited on them one by one.
+			for i, n := range ids {
+				attrs[i].Tags = atomic.LoadUint64(&st.tags[n])
+				if owner {
+					attrs[i].Owner = st.owners[n]
+				}
+			}
+		}
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		for i, n := range ids {
 			e := g.entryOf(st, n, scores[i], 0)
@@ -195,16 +206,16 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 					s.res.Push(e)
 				}
 			}
-			g.offer(st, s, f, testAttrs, e)
+			g.offer(st, s, f, testAttrs && test.Pass(attrs[i].Tags, attrs[i].Owner) == 0, e)
 		}
 	}
 }
 
-// offer pushes e into s.pass if it would enter and its node is live and
-// passes f (its attributes, read only when testAttrs says f tests them);
-// the id lists, the dearest test, come last.
-func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, testAttrs bool, e score.Entry) {
-	if s.pass.Admits(e) && (!testAttrs || f.Attrs(st.scope(e.Slot))) && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
+// offer pushes e into s.pass if it would enter, refused says nothing of
+// it (its attributes failed f), its node is live and its id passes f; the
+// id lists, the dearest test, come last.
+func (g *Graph) offer(st *storage, s *Searcher, f *match.Filter, refused bool, e score.Entry) {
+	if s.pass.Admits(e) && !refused && g.flags(st, e.Slot)&flagDeleted == 0 && f.IDs(e.ID) {
 		s.pass.Push(e)
 	}
 }

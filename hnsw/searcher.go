@@ -3,6 +3,7 @@ package hnsw
 import (
 	"time"
 
+	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/score"
 )
 
@@ -23,10 +24,11 @@ type Searcher struct {
 	ranked  score.TopK // SearchRanked: the best by combined score
 	rslots  []uint32   // SearchRanked: nodes the sweep gathers
 	rscores []float32
-	links   []uint32  // one node's links
-	ids     []uint32  // the unvisited ones, for one kernel call
-	scores  []float32 // their scores
-	qbuf    []float32 // QueryBuffer
+	links   []uint32     // one node's links
+	ids     []uint32     // the unvisited ones, for one kernel call
+	scores  []float32    // their scores
+	attrs   []match.Attr // SearchFiltered: their tags and owners, read before the gather
+	qbuf    []float32    // QueryBuffer
 	// A budgeted search (budget > 0) stops expanding level 0 once budget
 	// has passed since start; expanded counts its expansions and left the
 	// candidates that could still have improved the result when it stopped.
@@ -115,6 +117,7 @@ func (s *Searcher) begin(slots, maxLinks, ef int) {
 		s.links = make([]uint32, maxLinks)
 		s.ids = make([]uint32, maxLinks)
 		s.scores = make([]float32, maxLinks)
+		s.attrs = make([]match.Attr, maxLinks)
 	}
 	s.cand.h = s.cand.h[:0]
 	s.res.Reset(ef)
