@@ -67,41 +67,47 @@ func BenchmarkBatch16(b *testing.B) {
 
 // BenchmarkBatch100k scores 100,000 records (in DRAM, unlike
 // BenchmarkBatch16's) a flat chunk of 256 at a time against nq queries,
-// with the batch kernel and with one scan per query: the batch must win
-// from two queries on.
+// with the batch kernel and with one scan per query: E5M2's batch must win
+// from two queries on; Int8's batch is one scan per query where the scans
+// beat a batch kernel (AVX-512).
 //
 //	go test -run '^$' -bench Batch100k -count 6 ./kernel/ | benchstat -col /form -
 func BenchmarkBatch100k(b *testing.B) {
 	const dim, n, chunk = 384, 100000, 256
 	r := rand.New(rand.NewPCG(1, 2))
-	k, err := New(nil, dim, E5M2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	recs := paddedRecords(r, n, dim)
-	qps := make([]float32, 16*k.QueryLen())
-	for j := 0; j < 16; j++ {
-		q := make([]float32, dim)
-		randomQuery(r, q)
-		LayoutQuery(qps[j*k.QueryLen():], q)
-	}
-	out, scratch := make([]float32, 16*chunk), make([]float32, k.QueryLen())
-	for _, nq := range []int{2, 3, 4, 16} {
-		for _, form := range []string{"batch", "scans"} {
-			b.Run("nq="+itoa(nq)+"/form="+form, func(b *testing.B) {
-				for b.Loop() {
-					for base := 0; base < n; base += chunk {
-						m := min(chunk, n-base)
-						rs := recs[base*k.Stride() : (base+m)*k.Stride()]
-						if form == "batch" {
-							k.ScanBatch(qps, nq, rs, scratch, out[:nq*m])
-						} else {
-							k.batchByScan(qps, nq, 0, rs, 0, nil, out[:nq*m])
+	for _, s := range []Storage{E5M2, Int8} {
+		k, err := New(nil, dim, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs, v := make([]byte, n*k.Stride()), make([]float32, dim)
+		for i := range n {
+			randomQuery(r, v)
+			Encode(s, recs[i*k.Stride():(i+1)*k.Stride()], v)
+		}
+		qps := make([]float32, 16*k.QueryLen())
+		for j := 0; j < 16; j++ {
+			randomQuery(r, v)
+			k.PrepareQuery(qps[j*k.QueryLen():(j+1)*k.QueryLen()], v)
+		}
+		out, scratch := make([]float32, 16*chunk), make([]float32, k.QueryLen())
+		for _, nq := range []int{2, 3, 4, 16} {
+			for _, form := range []string{"batch", "scans"} {
+				b.Run(s.String()+"/nq="+itoa(nq)+"/form="+form, func(b *testing.B) {
+					for b.Loop() {
+						for base := 0; base < n; base += chunk {
+							m := min(chunk, n-base)
+							rs := recs[base*k.Stride() : (base+m)*k.Stride()]
+							if form == "batch" {
+								k.ScanBatch(qps, nq, rs, scratch, out[:nq*m])
+							} else {
+								k.batchByScan(qps, nq, 0, rs, 0, nil, out[:nq*m])
+							}
 						}
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*nq), "ns/record-query")
-			})
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*nq), "ns/record-query")
+				})
+			}
 		}
 	}
 }

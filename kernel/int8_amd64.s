@@ -5,8 +5,8 @@
 #include "textflag.h"
 
 // Int8 kernels, AVX2, AVX-512 and AVX512_VNNI (kernel/_gen/int8.go says
-// how the sums stay exact). The AVX-512 implementations batch with the
-// AVX2 form (widen once, then one dot per query).
+// how the sums stay exact). The AVX-512 implementations batch by
+// scanning once per query (register_amd64.go).
 
 // func scan384Int8AVX2(qp *float32, recs *byte, n int, out *float32)
 // Requires: qp holds a prepared Int8 query of pdim 384; recs holds n records 384 bytes apart.

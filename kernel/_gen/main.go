@@ -106,7 +106,7 @@ func kernelFiles() []*file {
 		}
 		files = append(files, f)
 	}
-	int8f := &file{name: "int8_amd64.s", doc: "Int8 kernels, AVX2, AVX-512 and AVX512_VNNI (kernel/_gen/int8.go says\nhow the sums stay exact). The AVX-512 implementations batch with the\nAVX2 form (widen once, then one dot per query)."}
+	int8f := &file{name: "int8_amd64.s", doc: "Int8 kernels, AVX2, AVX-512 and AVX512_VNNI (kernel/_gen/int8.go says\nhow the sums stay exact). The AVX-512 implementations batch by\nscanning once per query (register_amd64.go)."}
 	const q = "a prepared Int8 query"
 	for _, k := range int8Kinds {
 		k.kernel().scan384(int8f, "Requires: qp holds "+q+" of pdim 384; recs holds n records 384 bytes apart.")
