@@ -413,18 +413,15 @@ func (j *exactJob) visit(pt *exactPart, cands []uint64, lo, hi int) {
 	f := j.f // a local copy stays in registers through the loops
 	buf, m := pt.slots[:exactChunk], 0
 	if j.cands == nil {
-		owner, test := f.Owner != 0, f.AttrTest()
-		for slot := uint32(lo); slot < uint32(hi); slot++ {
-			// The attribute words first: most nodes stop there, before
-			// their block is touched.
-			var o uint64
-			if owner {
-				o = st.owners[slot]
-			}
-			// Deleted nodes and ids are told from the block's header, which
-			// the gather brings in with the record: score drops them.
-			buf[m] = slot
-			if m += int(test.Pass(atomic.LoadUint64(&st.tags[slot]), o)); m == exactChunk {
+		// The attribute words first: most nodes stop there, before their
+		// block is touched. Each window fills buf at most to exactChunk.
+		// Deleted nodes and ids are told from the block's header, which
+		// the gather brings in with the record: score drops them.
+		test := f.AttrTest()
+		for slot := lo; slot < hi; {
+			w := min(exactChunk-m, hi-slot)
+			m += len(test.Select(buf[m:m+w], slot, st.tags[slot:slot+w], st.owners[slot:slot+w]))
+			if slot += w; m == exactChunk {
 				j.score(pt, buf)
 				m = 0
 			}
