@@ -118,9 +118,10 @@ func (st *storage) attr(slot uint32) match.Attr {
 // SearchFiltered is the graph plan: the walk goes through every node as
 // Search's does (its beam of ef live nodes decides where to go and when to
 // stop), but only nodes that pass f (nil: all) enter the results, which
-// keep the ef best passing nodes seen; the k best of them are appended to
-// dst[:0], best first. Every scored node is offered to the results, not
-// only those entering the beam. Upper levels ignore the filter. ef is the
+// keep the k best passing nodes seen, appended to dst[:0] best first: a
+// heap of k, not ef, so that most offers fail at its first comparison.
+// Every scored node is offered to the results, not only those entering
+// the beam. Upper levels ignore the filter. ef is the
 // caller's: a selective filter needs a wider one (BenchmarkFilteredTable
 // measures how much). Scores are Search's for the same node;
 // with a filter that passes everything the results are Search's. With
@@ -142,7 +143,7 @@ func (g *Graph) SearchFiltered(s *Searcher, qp []float32, k, ef int, f *match.Fi
 	if !g.descend(st, s, qp, ef) {
 		return dst
 	}
-	s.pass.Reset(ef)
+	s.pass.Reset(k)
 	g.searchFiltered(st, s, qp, f)
 	for _, e := range s.pass.Sorted()[:min(k, s.pass.Len())] {
 		dst = append(dst, e.Result())
