@@ -427,7 +427,7 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []score.Result)
 		return dst
 	}
 	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
-	for _, e := range s.res.Sorted()[:min(k, s.res.Len())] {
+	for _, e := range s.res.BestSorted(k, &s.pass) {
 		dst = append(dst, e.Result())
 	}
 	return dst

@@ -143,6 +143,12 @@ func TestTopKAgainstSort(t *testing.T) {
 		slices.SortFunc(want, CompareEntries)
 		want = want[:min(k, len(want))]
 		require.ElementsMatch(t, want, tk.Entries())
+		var scratch TopK
+		for _, kb := range []int{1, 3, k, k + 5} {
+			heap := slices.Clone(tk.Entries())
+			require.Equal(t, want[:min(kb, len(want))], tk.BestSorted(kb, &scratch), "k %d of %d", kb, k)
+			require.Equal(t, heap, tk.Entries(), "BestSorted changed its heap")
+		}
 		require.Equal(t, want, tk.Sorted())
 
 		short := slices.Clone(all[:min(len(all), 40)])
@@ -177,6 +183,8 @@ func TestTopKAllocatesNothing(t *testing.T) {
 	for i := range es {
 		es[i] = Entry{Score: float32(r.NormFloat64()), Slot: uint32(i), ID: uint64(i)}
 	}
+	var scratch TopK
+	scratch.Reset(10)
 	allocs := testing.AllocsPerRun(20, func() {
 		tk.Reset(64)
 		for _, e := range es {
@@ -184,6 +192,7 @@ func TestTopKAllocatesNothing(t *testing.T) {
 				tk.Push(e)
 			}
 		}
+		tk.BestSorted(10, &scratch)
 		tk.Sorted()
 		Sort(es[:50])
 	})

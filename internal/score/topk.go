@@ -112,6 +112,18 @@ func (t *TopK) Sorted() []Entry {
 	return h
 }
 
+// BestSorted returns t's k best entries, best first, gathered in scratch
+// (reset to k); t is left as it was. Heap order puts t's better entries
+// toward the back, so walking it backwards most entries fail scratch's
+// first comparison: far cheaper than sorting all of t to keep a few.
+func (t *TopK) BestSorted(k int, scratch *TopK) []Entry {
+	scratch.Reset(k)
+	for i := len(t.h) - 1; i >= 0; i-- {
+		scratch.Push(t.h[i])
+	}
+	return scratch.Sorted()
+}
+
 // siftWorst restores the worst-at-root heap below i.
 func siftWorst(h []Entry, i int) {
 	n := len(h)
