@@ -152,34 +152,41 @@ func (c *candHeap) push(e score.Entry) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].Better(h[p]) {
+		if !e.Better(h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
+// pop takes the best entry; the last one fills its hole from the root
+// down, behind the better child, one write a level.
 func (c *candHeap) pop() score.Entry {
 	h := c.h
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	e := h[n]
 	c.h = h[:n]
 	h = h[:n]
 	i := 0
 	for {
-		b, l, r := i, 2*i+1, 2*i+2
-		if l < n && h[l].Better(h[b]) {
-			b = l
+		b := 2*i + 1
+		if b >= n {
+			break
 		}
-		if r < n && h[r].Better(h[b]) {
+		if r := b + 1; r < n && h[r].Better(h[b]) {
 			b = r
 		}
-		if b == i {
-			return top
+		if !h[b].Better(e) {
+			break
 		}
-		h[i], h[b] = h[b], h[i]
+		h[i] = h[b]
 		i = b
 	}
+	if n > 0 {
+		h[i] = e
+	}
+	return top
 }

@@ -80,24 +80,24 @@ func (t *TopK) Push(e Entry) {
 	h := t.h
 	if len(h) < t.k {
 		h = append(h, e)
-		// Sift up.
+		// Sift up: parents better than e move down into the hole.
 		i := len(h) - 1
 		for i > 0 {
 			p := (i - 1) / 2
-			if !h[p].Better(h[i]) {
+			if !h[p].Better(e) {
 				break
 			}
-			h[p], h[i] = h[i], h[p]
+			h[i] = h[p]
 			i = p
 		}
+		h[i] = e
 		t.h = h
 		return
 	}
 	if len(h) == 0 || !e.Better(h[0]) {
 		return
 	}
-	h[0] = e
-	siftWorst(h, 0)
+	siftWorst(h, 0, e)
 }
 
 // Sorted orders the entries best first in place and returns them; t is
@@ -106,8 +106,9 @@ func (t *TopK) Push(e Entry) {
 func (t *TopK) Sorted() []Entry {
 	h := t.h
 	for end := len(h) - 1; end > 0; end-- {
-		h[0], h[end] = h[end], h[0]
-		siftWorst(h[:end], 0)
+		last := h[end]
+		h[end] = h[0]
+		siftWorst(h[:end], 0, last)
 	}
 	return h
 }
@@ -124,21 +125,24 @@ func (t *TopK) BestSorted(k int, scratch *TopK) []Entry {
 	return scratch.Sorted()
 }
 
-// siftWorst restores the worst-at-root heap below i.
-func siftWorst(h []Entry, i int) {
+// siftWorst puts e at i, whose entry is being replaced, and restores the
+// worst-at-root heap below it: the worse child moves up into the hole
+// while it is worse than e. Each level writes one entry, not a swap's two.
+func siftWorst(h []Entry, i int, e Entry) {
 	n := len(h)
 	for {
-		w, l, r := i, 2*i+1, 2*i+2
-		if l < n && h[w].Better(h[l]) {
-			w = l
+		c := 2*i + 1
+		if c >= n {
+			break
 		}
-		if r < n && h[w].Better(h[r]) {
-			w = r
+		if r := c + 1; r < n && h[c].Better(h[r]) {
+			c = r
 		}
-		if w == i {
-			return
+		if !e.Better(h[c]) {
+			break
 		}
-		h[i], h[w] = h[w], h[i]
-		i = w
+		h[i] = h[c]
+		i = c
 	}
+	h[i] = e
 }
