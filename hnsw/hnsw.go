@@ -465,13 +465,17 @@ func (g *Graph) descend(st *storage, s *Searcher, qp []float32, ef int) bool {
 // adjustment (score.Adjust.Of), minus own (construction only, see the
 // package comment; own is 0 wherever subtracting it could change bits).
 func (g *Graph) entryOf(st *storage, slot uint32, dot, own float32) score.Entry {
+	return score.Entry{Score: g.scoreOf(st, slot, dot, own), Slot: slot, ID: g.idOf(st, slot)}
+}
+
+// scoreOf is entryOf's score alone.
+func (g *Graph) scoreOf(st *storage, slot uint32, dot, own float32) float32 {
 	h := g.head(slot)
 	var mul float32
 	if g.adjust == score.AdjustScaleSubtract {
 		mul = math.Float32frombits(st.words[h-1])
 	}
-	sc := g.adjust.Of(dot, math.Float32frombits(st.words[h+hAdj]), mul) - own
-	return score.Entry{Score: score.Ranked(sc), Slot: slot, ID: uint64(st.words[h+hIDLo]) | uint64(st.words[h+hIDHi])<<32}
+	return score.Ranked(g.adjust.Of(dot, math.Float32frombits(st.words[h+hAdj]), mul) - own)
 }
 
 // score1 scores one node.
@@ -555,7 +559,13 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		s.prof.scored(l, m)
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		for i, n := range ids {
-			e := g.entryOf(st, n, scores[i], own)
+			// Most neighbours score below the worst kept: refuse them on
+			// the score alone, before reading the id (a tie needs it).
+			sc := g.scoreOf(st, n, scores[i], own)
+			if s.res.Full() && sc < s.res.Worst().Score {
+				continue
+			}
+			e := score.Entry{Score: sc, Slot: n, ID: g.idOf(st, n)}
 			if s.res.Admits(e) {
 				s.cand.push(e)
 				s.prof.pushed()
