@@ -175,6 +175,7 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 		if s.budget > 0 && s.outOfTime() {
 			break
 		}
+		g.prefetchNext(st, s)
 		links := g.readLinks(st, c.Slot, 0, s.links)
 		m := 0
 		for _, n := range links {

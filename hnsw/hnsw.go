@@ -542,6 +542,9 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		if l == 0 && s.budget > 0 && s.outOfTime() {
 			break
 		}
+		if l == 0 {
+			g.prefetchNext(st, s)
+		}
 		links := g.readLinks(st, c.Slot, l, s.links)
 		s.prof.expand()
 		s.prof.links(len(links))

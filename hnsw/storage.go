@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/astral-engine/astral/internal/mem"
+	"github.com/astral-engine/astral/kernel"
 )
 
 // A node's level-0 block is one fixed-stride run of 32-bit words: the
@@ -189,6 +190,16 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 		if spin > 64 {
 			runtime.Gosched()
 		}
+	}
+}
+
+// prefetchNext starts loading the level-0 list of the best candidate left
+// while the current node's neighbours are scored: most often it is the
+// next one expanded, and its list is then in the cache.
+func (g *Graph) prefetchNext(st *storage, s *Searcher) {
+	if len(s.cand.h) > 0 {
+		h := g.head(s.cand.h[0].Slot)
+		kernel.Prefetch(st.bytes[4*(h+hState) : 4*(h+hLinks+g.maxM0)])
 	}
 }
 

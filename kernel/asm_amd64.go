@@ -159,3 +159,6 @@ func readSumAVX2(p *byte, n int) uint64
 
 //go:noescape
 func readSumPrefetchAVX2(p *byte, n int) uint64
+
+//go:noescape
+func prefetchLines(p *byte, n int)

@@ -12,6 +12,9 @@ func batchNEON(qps *float32, nq int, groups int, recs *byte, stride int, n int, 
 func readSumNEON(p *byte, n int) uint64
 
 //go:noescape
+func prefetchLines(p *byte, n int)
+
+//go:noescape
 func readSumPrefetchNEON(p *byte, n int) uint64
 
 func init() {

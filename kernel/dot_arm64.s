@@ -292,3 +292,19 @@ doneP:
 	SUMOUT
 	MOVD R0, ret+16(FP)
 	RET
+
+// func prefetchLines(p *byte, n int)
+// Requires: n >= 1. Prefetches the lines of [p, p+n), reads nothing.
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	ADD  R0, R1, R1
+	SUB  $1, R1, R1
+	AND  $-64, R0, R0
+
+line:
+	PRFM (R0), PLDL1KEEP
+	ADD  $64, R0, R0
+	CMP  R1, R0
+	BLS  line
+	RET

@@ -130,5 +130,7 @@ func kernelFiles() []*file {
 	read := &file{name: "readsum_amd64.s", doc: "The memory-read ceiling a scan is measured against (AVX2)."}
 	readSum(read, "readSumAVX2", false, "The widest plain load-and-add loop.")
 	readSum(read, "readSumPrefetchAVX2", true, "readSumAVX2 with the scans' prefetch distance.")
-	return append(files, int8f, scores, read)
+	pf := &file{name: "prefetch_amd64.s", doc: "Prefetch (kernel/prefetch.go)."}
+	prefetchLines(pf)
+	return append(files, int8f, scores, read, pf)
 }

@@ -186,3 +186,20 @@ func readSum(f *file, name string, prefetch bool, doc string) {
 	a.i("VZEROUPPER")
 	a.i("RET")
 }
+
+// prefetchLines asks for every cache line of [p, p+n) (n >= 1), from the
+// line holding p up to the one holding its last byte: a graph walk's hint
+// for the next node's links.
+func prefetchLines(f *file) {
+	a := f.text("prefetchLines(p *byte, n int)", "$0-16", "Requires: n >= 1. Prefetches the lines, reads nothing.")
+	a.i("MOVQ p+0(FP), AX")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("LEAQ -1(AX)(CX*1), CX")
+	a.i("ANDQ $-64, AX")
+	a.label("line")
+	a.i("PREFETCHT0 (AX)")
+	a.i("ADDQ $64, AX")
+	a.i("CMPQ AX, CX")
+	a.i("JLS  line")
+	a.i("RET")
+}
