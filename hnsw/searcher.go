@@ -176,8 +176,8 @@ func (c *candHeap) pop() score.Entry {
 		if b >= n {
 			break
 		}
-		if r := b + 1; r < n && h[r].Better(h[b]) {
-			b = r
+		if r := b + 1; r < n {
+			b += score.BetterBit(h[r], h[b]) // to the better child
 		}
 		if !h[b].Better(e) {
 			break

@@ -32,6 +32,28 @@ func TestOrderHigherScoreThenLowerID(t *testing.T) {
 	require.Equal(t, Result{ID: 4, Score: 2}, e.Result())
 }
 
+// TestBetterBitIsBetter checks the branch-free form against Better on
+// every pair of a set with ties, signed zeros, infinities and equal ids.
+func TestBetterBitIsBetter(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	inf := float32(math.Inf(1))
+	var es []Entry
+	for _, sc := range []float32{-inf, -1, negZero, 0, 0.5, 1, inf} {
+		for _, id := range []uint64{0, 1, 7, math.MaxUint64} {
+			es = append(es, Entry{Score: sc, Slot: uint32(id), ID: id})
+		}
+	}
+	for _, a := range es {
+		for _, b := range es {
+			want := 0
+			if a.Better(b) {
+				want = 1
+			}
+			require.Equal(t, want, BetterBit(a, b), "%v vs %v", a, b)
+		}
+	}
+}
+
 func TestRankedPutsNaNLast(t *testing.T) {
 	require.Equal(t, float32(math.Inf(-1)), Ranked(float32(math.NaN())))
 	for _, v := range []float32{0, -1, 3.5, float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32} {

@@ -135,8 +135,8 @@ func siftWorst(h []Entry, i int, e Entry) {
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h[c].Better(h[r]) {
-			c = r
+		if r := c + 1; r < n {
+			c += BetterBit(h[c], h[r]) // to the worse child
 		}
 		if !e.Better(h[c]) {
 			break
@@ -145,4 +145,20 @@ func siftWorst(h []Entry, i int, e Entry) {
 		i = c
 	}
 	h[i] = e
+}
+
+// BetterBit is a.Better(b) as 1 or 0, without branches: heap sifts use it
+// to pick a child, a choice no predictor guesses.
+func BetterBit(a, b Entry) int {
+	var gt, eq, lt int
+	if a.Score > b.Score {
+		gt = 1
+	}
+	if a.Score == b.Score {
+		eq = 1
+	}
+	if a.ID < b.ID {
+		lt = 1
+	}
+	return gt | eq&lt
 }
