@@ -177,17 +177,12 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 		}
 		g.prefetchNext(st, s)
 		links := g.readLinks(st, c.Slot, 0, s.links)
-		m := 0
-		for _, n := range links {
-			if s.visit(n) {
-				s.ids[m] = n
-				m++
-			}
-		}
+		ids := s.unvisited(links, s.ids)
+		m := len(ids)
 		if m == 0 {
 			continue
 		}
-		ids, scores, attrs := s.ids[:m], s.scores[:m], s.attrs[:m]
+		scores, attrs := s.scores[:m], s.attrs[:m]
 		if testAttrs {
 			// The attribute words before the gather: their cache misses
 			// then overlap one another and the gather's, where reading

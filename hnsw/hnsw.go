@@ -548,17 +548,12 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		links := g.readLinks(st, c.Slot, l, s.links)
 		s.prof.expand()
 		s.prof.links(len(links))
-		m := 0
-		for _, n := range links {
-			if s.visit(n) {
-				s.ids[m] = n
-				m++
-			}
-		}
+		ids := s.unvisited(links, s.ids)
+		m := len(ids)
 		if m == 0 {
 			continue
 		}
-		ids, scores := s.ids[:m], s.scores[:m]
+		scores := s.scores[:m]
 		s.prof.scored(l, m)
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		for i, n := range ids {
