@@ -478,6 +478,30 @@ func (g *Graph) scoreOf(st *storage, slot uint32, dot, own float32) float32 {
 	return score.Ranked(g.adjust.Of(dot, math.Float32frombits(st.words[h+hAdj]), mul) - own)
 }
 
+// adjustScores turns the kernel dots of ids into their scores in place,
+// each exactly scoreOf's, with the adjustment chosen once for the list.
+func (g *Graph) adjustScores(st *storage, ids []uint32, scores []float32, own float32) {
+	scores = scores[:len(ids)]
+	w, bw := st.words, g.bw
+	at := g.recWords + hAdj // the adjust value's word in a block
+	switch g.adjust {
+	case score.AdjustScale:
+		for i, n := range ids {
+			v := math.Float32frombits(w[int(n)*bw+at])
+			scores[i] = score.Ranked(score.AdjustScale.Of(scores[i], v, 0) - own)
+		}
+	case score.AdjustSubtract:
+		for i, n := range ids {
+			v := math.Float32frombits(w[int(n)*bw+at])
+			scores[i] = score.Ranked(score.AdjustSubtract.Of(scores[i], v, 0) - own)
+		}
+	default:
+		for i, n := range ids {
+			scores[i] = g.scoreOf(st, n, scores[i], own)
+		}
+	}
+}
+
 // score1 scores one node.
 func (g *Graph) score1(st *storage, s *Searcher, qp []float32, own float32, slot uint32) score.Entry {
 	s.ids[0] = slot
@@ -556,10 +580,11 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 		scores := s.scores[:m]
 		s.prof.scored(l, m)
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		g.adjustScores(st, ids, scores, own)
 		for i, n := range ids {
 			// Most neighbours score below the worst kept: refuse them on
 			// the score alone, before reading the id (a tie needs it).
-			sc := g.scoreOf(st, n, scores[i], own)
+			sc := scores[i]
 			if s.res.Full() && sc < s.res.Worst().Score {
 				continue
 			}
