@@ -247,6 +247,9 @@ func (b *builder) plan(s *Searcher, in int) {
 			peerEs = append(peerEs, g.entryOf(st, p, scores[i], own))
 		}
 	}
+	// Sorted once, so each level merges them with its search's sorted
+	// results in one pass instead of sorting both.
+	slices.SortFunc(peerEs, score.CompareEntries)
 	s.peers = peerEs
 
 	top := -1
@@ -265,19 +268,26 @@ func (b *builder) plan(s *Searcher, in int) {
 	plan = plan[:(level+1)*(1+g.ownM0)]
 	b.plans[in-b.lo] = plan
 	for l := level; l >= 0; l-- {
-		cands := s.cands[:0]
+		var found []score.Entry
 		if l <= top {
 			g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
-			found := s.res.Sorted()
-			cands = append(cands, found...)
+			found = s.res.Sorted()
 			s.entries = append(s.entries[:0], found...)
 		}
+		// The graph's and the peers' candidates, best first (no node is
+		// both: the graph links to no member before the batch ends).
+		cands, i := s.cands[:0], 0
 		for _, e := range peerEs {
-			if int(b.levels[e.Slot-b.first]) >= l {
-				cands = append(cands, e)
+			if int(b.levels[e.Slot-b.first]) < l {
+				continue
 			}
+			for i < len(found) && found[i].Better(e) {
+				cands = append(cands, found[i])
+				i++
+			}
+			cands = append(cands, e)
 		}
-		slices.SortFunc(cands, score.CompareEntries)
+		cands = append(cands, found[i:]...)
 		cands = cands[:min(len(cands), efc)]
 		s.cands = cands
 		sel := g.selectNeighbors(st, s, cands, g.ownLinks(l))
