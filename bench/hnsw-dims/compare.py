@@ -10,11 +10,18 @@ that bracket it, linearly in log(p50) against recall; a curve whose smallest
 ef already reaches the target gives its p50 there as an upper bound
 ("≤"), one that never reaches it gives "not reached". hnswlib's p50 is its
 in-C++ timer (anchors.py's hnswlib-inproc rows).
+
+With several runs of a case (run.sh's REPEAT: astral-R.json and
+hnswlib-R.jsonl, the engines alternated), each curve point is the median of
+the runs' recalls and p50s, each build time the median build, and under the
+table every run's ratio (run R of Astral against run R of hnswlib).
 """
 import glob
 import json
 import math
 import os
+import re
+import statistics
 import sys
 
 TARGETS = (0.90, 0.95, 0.98)
@@ -46,14 +53,44 @@ def hnswlib_bytes(dim, m=16):
     return level0 + per_element + upper
 
 
+def run_files(folder, stem, ext):
+    """The case's files of one engine in run order: STEM.EXT alone, or
+    STEM-1.EXT, STEM-2.EXT, ..."""
+    one = os.path.join(folder, stem + ext)
+    if os.path.exists(one):
+        return [one]
+    numbered = glob.glob(os.path.join(folder, f"{stem}-*{ext}"))
+    return sorted(numbered, key=lambda p: int(re.search(r"-(\d+)" + re.escape(ext) + "$", p).group(1)))
+
+
 def load_case(folder):
-    with open(os.path.join(folder, "astral.json")) as f:
-        rep = json.load(f)
-    hl = []
-    with open(os.path.join(folder, "hnswlib.jsonl")) as f:
-        for line in filter(str.strip, f):
-            hl.append(json.loads(line))
-    return rep, hl[-1]  # the latest run when the file holds several
+    reps = []
+    for path in run_files(folder, "astral", ".json"):
+        with open(path) as f:
+            reps.append(json.load(f))
+    runs = []
+    for path in run_files(folder, "hnswlib", ".jsonl"):
+        with open(path) as f:
+            lines = [json.loads(line) for line in filter(str.strip, f)]
+        runs.append(lines[-1])  # the latest run when a file holds several
+    return reps, runs
+
+
+def median_curves(curves):
+    """One curve from several runs' {key: dict(points, build_s, ...)}: each
+    point's recall and p50 the median over the runs, build_s the median."""
+    out = {}
+    for key in curves[0]:
+        runs = [c[key] for c in curves if key in c]
+        by_ef = {}
+        for c in runs:
+            for ef, r, p in c["points"]:
+                by_ef.setdefault(ef, []).append((r, p))
+        pts = sorted((ef, statistics.median(r for r, _ in v), statistics.median(p for _, p in v))
+                     for ef, v in by_ef.items())
+        builds = [c["build_s"] for c in runs if c["build_s"] is not None]
+        out[key] = dict(runs[0], points=pts, build_s=statistics.median(builds) if builds else None)
+    return out
 
 
 def astral_curves(rep):
@@ -101,18 +138,21 @@ def fmt_ratio(a, ab, h, hb):
 
 
 def report(out):
-    cases = sorted(glob.glob(os.path.join(out, "*", "astral.json")))
+    cases = sorted({os.path.dirname(p) for p in glob.glob(os.path.join(out, "*", "astral*.json"))})
     if not cases:
         sys.exit(f"compare.py: no */astral.json under {out}")
     first = True
-    for path in cases:
-        folder = os.path.dirname(path)
-        if not os.path.exists(os.path.join(folder, "hnswlib.jsonl")):
+    for folder in cases:
+        reps, runs = load_case(folder)
+        if not runs:
             print(f"{folder}: no hnswlib.jsonl, skipped\n")
             continue
-        rep, run = load_case(folder)
+        rep, run = reps[0], runs[-1]
         d = rep["dataset"]
-        h = hnswlib_curve(run)
+        run_curves = [astral_curves(r) for r in reps]
+        run_hnswlib = [hnswlib_curve(r) for r in runs]
+        curves = median_curves(run_curves)
+        h = median_curves([{"hnswlib": c} for c in run_hnswlib])["hnswlib"]
         if first:
             print(f"Astral {rep['version']} ({rep['kernel']}), {h['system']}; cpu: {rep['cpu']}")
             print("p50 in µs at equal recall@10 against exact f32, interpolated in log(p50) between measured ef; "
@@ -121,8 +161,9 @@ def report(out):
                   f"+ 4·(M+1)/(M−1) (upper lists), label map not counted\n")
             first = False
         meta = run.get("meta", {})
-        others = max((r.get("other_cores", 0) for r in run["rows"]), default=0)
-        print(f"### {os.path.basename(folder)}: {d['name']} {d['n']} × {d['dim']}, {d['nq']} queries, k={d['k']}")
+        others = max((r.get("other_cores", 0) for x in runs for r in x["rows"]), default=0)
+        print(f"### {os.path.basename(folder)}: {d['name']} {d['n']} × {d['dim']}, {d['nq']} queries, k={d['k']}"
+              + (f"; medians of {len(reps)} Astral and {len(runs)} hnswlib runs, alternated" if len(reps) > 1 or len(runs) > 1 else ""))
         hb = hnswlib_bytes(d["dim"])
         print(f"hnswlib: build {h['build_s']:.1f} s, {hb:.0f} bytes/vector; curve "
               + ", ".join(f"ef {e}: {r:.4f} @ {p:.1f}" for e, r, p in h["points"])
@@ -134,7 +175,7 @@ def report(out):
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         best = {t: None for t in TARGETS}
-        for (storage, rerank, rstore), c in sorted(astral_curves(rep).items()):
+        for (storage, rerank, rstore), c in sorted(curves.items()):
             name = storage + (f" + {rstore or 'f32'}×{rerank}" if rerank else "")
             cells = [name, f"{c['exact']:.4f}" if c["exact"] is not None else "–",
                      f"{c['bytes']:.0f} ({c['bytes'] / hb:.2f})",
@@ -150,9 +191,24 @@ def report(out):
         print("Fastest Astral storage at each recall: " + "; ".join(
             f"{t:.2f}: {b[1]} ({b[2]} × hnswlib)" if b else f"{t:.2f}: not reached" for t, b in best.items()))
         print()
+        if len(run_curves) > 1 and len(run_curves) == len(run_hnswlib):
+            print("Each run's ratio (Astral run R / hnswlib run R), at " + ", ".join(f"{t:.2f}" for t in TARGETS) + ":")
+            for key in sorted(curves):
+                storage, rerank, rstore = key
+                name = storage + (f" + {rstore or 'f32'}×{rerank}" if rerank else "")
+                per = []
+                for t in TARGETS:
+                    rs = []
+                    for ac, hc in zip(run_curves, run_hnswlib):
+                        a, ab = at_recall(ac[key]["points"], t) if key in ac else (None, None)
+                        p, pb = at_recall(hc["points"], t)
+                        rs.append(fmt_ratio(a, ab, p, pb))
+                    per.append(" ".join(rs))
+                print(f"- {name}: " + " | ".join(per))
+            print()
         print("Astral curves: " + "; ".join(
             f"{s}{'+' + str(rr) if rr else ''}: " + ", ".join(f"ef {e}: {r:.4f} @ {p:.1f}" for e, r, p in c["points"])
-            for (s, rr, _), c in sorted(astral_curves(rep).items())))
+            for (s, rr, _), c in sorted(curves.items())))
         print()
 
 
@@ -170,6 +226,10 @@ def self_test():
     assert fmt_ratio(10.0, "", 20.0, "≤") == "≥0.50"
     assert fmt_ratio(10.0, "≤", 20.0, "≤") == "?"
     assert round(hnswlib_bytes(384)) == 1733  # 1536 + 132 + 8 + 52 + 4.5
+    m = median_curves([{"a": dict(points=[(16, 0.8, 10.0), (32, 0.9, 30.0)], build_s=5.0, bytes=1)},
+                       {"a": dict(points=[(16, 0.8, 14.0), (32, 0.9, 20.0)], build_s=7.0, bytes=1)},
+                       {"a": dict(points=[(16, 0.7, 12.0), (32, 0.9, 25.0)], build_s=6.0, bytes=1)}])
+    assert m["a"]["points"] == [(16, 0.8, 12.0), (32, 0.9, 25.0)] and m["a"]["build_s"] == 6.0, m
     print("compare.py self-test: ok")
 
 

@@ -13,7 +13,9 @@
 #   EF [16,32,64,128,256,512], STORAGE [e5m2,int8], RERANK [0,4],
 #   M [16], EFC [200], RUNS [3], RUN_SECONDS [0.3],
 #   ANCHORS [/work/shared/anchors], NATIVE [/opt/anchors-native],
-#   SKIP_HNSWLIB [0; 1 reuses an existing OUT/CASE/hnswlib.jsonl]
+#   SKIP_HNSWLIB [0; 1 reuses an existing OUT/CASE/hnswlib.jsonl],
+#   REPEAT [1: each engine measures each case REPEAT times, alternating;
+#   compare.py takes the medians and lists every run's ratio]
 # Small development run: N=20000 DIMS=100 DATA=spectral EF=32,64,128 bench/hnsw-dims/run.sh /tmp/hd
 # Both engines build on 2 threads (Astral: --threads 1 is one worker plus
 # the caller) and search one query per call on one thread.
@@ -24,7 +26,7 @@ OUT="${1:-$ROOT/build/hnsw-dims}"
 DATA="${DATA:-spectral,clustered}" DIMS="${DIMS:-100,384,768,1536}" NQ="${NQ:-1000}"
 EF="${EF:-16,32,64,128,256,512}" STORAGE="${STORAGE:-e5m2,int8}" RERANK="${RERANK:-0,4}"
 M="${M:-16}" EFC="${EFC:-200}" RUNS="${RUNS:-3}" RUN_SECONDS="${RUN_SECONDS:-0.3}"
-ANCHORS="${ANCHORS:-/work/shared/anchors}" NATIVE="${NATIVE:-/opt/anchors-native}" SKIP_HNSWLIB="${SKIP_HNSWLIB:-0}"
+ANCHORS="${ANCHORS:-/work/shared/anchors}" NATIVE="${NATIVE:-/opt/anchors-native}" SKIP_HNSWLIB="${SKIP_HNSWLIB:-0}" REPEAT="${REPEAT:-1}"
 export PATH="/usr/local/go/bin:$PATH"
 
 [ -f "$ANCHORS/anchors.py" ] || { echo "run.sh: $ANCHORS/anchors.py missing (set ANCHORS)" >&2; exit 1; }
@@ -51,17 +53,20 @@ for data in "${datas[@]}"; do
 		echo "== $data, $n × $dim, $NQ queries"
 		"$OUT/astral" fixture --data "$data" --n "$n" --nq "$NQ" --dim "$dim" \
 			--out "$case_dir/$data.fvecs" --queries-out "$case_dir/query.fvecs"
-		"$OUT/astral" bench --data "$case_dir/$data.fvecs" --queries "$case_dir/query.fvecs" \
-			--index hnsw --threads 1 --batch 1 --storage "$STORAGE" --rerank "$RERANK" \
-			--m "$M" --ef-construction "$EFC" --ef "$EF" --runs "$RUNS" --run-seconds "$RUN_SECONDS" \
-			--json "$case_dir/astral.json" | tee "$case_dir/astral.txt"
-		if [ "$SKIP_HNSWLIB" != 1 ]; then
-			rm -f "$case_dir/hnswlib.jsonl"
-			/usr/bin/python3 "$ANCHORS/anchors.py" --dataset fvecs --base "$case_dir/$data.fvecs" \
-				--queries "$case_dir/query.fvecs" --threads 2 --variant native --native-dir "$NATIVE" \
-				--sections hnswlib --ef "$EF" --runs "$RUNS" --run-seconds "$RUN_SECONDS" \
-				--json "$case_dir/hnswlib.jsonl" | tee "$case_dir/hnswlib.txt"
-		fi
+		for r in $(seq 1 "$REPEAT"); do
+			sfx=$([ "$REPEAT" = 1 ] || echo "-$r")
+			"$OUT/astral" bench --data "$case_dir/$data.fvecs" --queries "$case_dir/query.fvecs" \
+				--index hnsw --threads 1 --batch 1 --storage "$STORAGE" --rerank "$RERANK" \
+				--m "$M" --ef-construction "$EFC" --ef "$EF" --runs "$RUNS" --run-seconds "$RUN_SECONDS" \
+				--json "$case_dir/astral$sfx.json" | tee "$case_dir/astral$sfx.txt"
+			if [ "$SKIP_HNSWLIB" != 1 ]; then
+				rm -f "$case_dir/hnswlib$sfx.jsonl"
+				/usr/bin/python3 "$ANCHORS/anchors.py" --dataset fvecs --base "$case_dir/$data.fvecs" \
+					--queries "$case_dir/query.fvecs" --threads 2 --variant native --native-dir "$NATIVE" \
+					--sections hnswlib --ef "$EF" --runs "$RUNS" --run-seconds "$RUN_SECONDS" \
+					--json "$case_dir/hnswlib$sfx.jsonl" | tee "$case_dir/hnswlib$sfx.txt"
+			fi
+		done
 		rm -f "$case_dir/$data.fvecs" "$case_dir/query.fvecs"
 	done
 done
