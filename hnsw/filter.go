@@ -195,8 +195,15 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 			}
 		}
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		g.adjustScores(st, ids, scores, 0)
 		for i, n := range ids {
-			e := g.entryOf(st, n, scores[i], 0)
+			// As searchLayer: refused by both sets on the score alone,
+			// a neighbour's id is never read.
+			sc := scores[i]
+			if s.res.Full() && sc < s.res.Worst().Score && s.pass.Full() && sc < s.pass.Worst().Score {
+				continue
+			}
+			e := score.Entry{Score: sc, Slot: n, ID: g.idOf(st, n)}
 			if s.res.Admits(e) {
 				s.cand.push(e)
 				if g.flags(st, n)&flagDeleted == 0 {
