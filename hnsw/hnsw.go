@@ -675,6 +675,8 @@ func (g *Graph) buffers(s *Searcher) {
 	}
 	if len(s.selQ) < g.maxM0*ql {
 		s.selQ = make([]float32, g.maxM0*ql)
+		s.selScratch = make([]float32, ql)
+		s.selOut = make([]float32, g.maxM0)
 	}
 	if pdim := g.recBytes / g.kern.Storage().BytesPerComponent(); len(s.dec) < pdim {
 		s.dec = make([]float32, pdim)
@@ -696,11 +698,16 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		good := true
 		rec := g.record(st, e.Slot)
-		for j := range sel {
-			g.kern.Scan(s.selQ[j*ql:(j+1)*ql], rec, s.out[:])
-			if g.entryOf(st, e.Slot, s.out[0], owns[j]).Score > e.Score {
-				good = false // e is closer to a kept node than to the base
-				break
+		if len(sel) > 0 {
+			// One call scores e against every kept node (a batch decodes
+			// e's record once), the same bits as one Scan each.
+			out := s.selOut[:len(sel)]
+			g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), rec, s.selScratch, out)
+			for j, dot := range out {
+				if g.scoreOf(st, e.Slot, dot, owns[j]) > e.Score {
+					good = false // e is closer to a kept node than to the base
+					break
+				}
 			}
 		}
 		if !good {

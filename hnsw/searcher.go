@@ -38,20 +38,22 @@ type Searcher struct {
 	left     int
 	stopped  bool
 	// Graph construction only.
-	q, qn   []float32 // laid-out queries of the inserted node and of a neighbour
-	selQ    []float32 // laid-out queries of the neighbours selected so far
-	dec     []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
-	sel     []score.Entry
-	pruned  []score.Entry
-	owns    []float32     // own terms of selQ's queries
-	cands   []score.Entry // a neighbour's candidates when its list overflows
-	entries []score.Entry // entry points of the next level
-	pscores []float32     // scores of cands, peers or repair candidates
-	plan    []uint32      // an insert's chosen links, level by level
-	srcs    []uint32      // Build: sources of one target's new links, or a member's peers
-	peers   []score.Entry
-	rids    []uint32 // Compact: live candidates of a repair
-	out     [1]float32
+	q, qn      []float32 // laid-out queries of the inserted node and of a neighbour
+	selQ       []float32 // laid-out queries of the neighbours selected so far
+	selOut     []float32 // a candidate's dots against them
+	selScratch []float32 // the batch kernel's scratch
+	dec        []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
+	sel        []score.Entry
+	pruned     []score.Entry
+	owns       []float32     // own terms of selQ's queries
+	cands      []score.Entry // a neighbour's candidates when its list overflows
+	entries    []score.Entry // entry points of the next level
+	pscores    []float32     // scores of cands, peers or repair candidates
+	plan       []uint32      // an insert's chosen links, level by level
+	srcs       []uint32      // Build: sources of one target's new links, or a member's peers
+	peers      []score.Entry
+	rids       []uint32 // Compact: live candidates of a repair
+	out        [1]float32
 }
 
 // NewSearcher returns an empty Searcher.
