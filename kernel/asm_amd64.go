@@ -155,6 +155,9 @@ func mulAVX2(s *float32, v *float32, n int)
 func subAVX2(s *float32, v *float32, n int)
 
 //go:noescape
+func quantizeInt16AVX2(q *float32, n int, pow float64, dst *int16)
+
+//go:noescape
 func readSumAVX2(p *byte, n int) uint64
 
 //go:noescape

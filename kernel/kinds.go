@@ -266,6 +266,10 @@ func layoutFlushed(dst []float32, q []float32, floor float64) []float32 {
 	return dst
 }
 
+// quantizeBlocks is quantizeQuery's rounding loop over a multiple of 8
+// values, the same bits; nil means the Go loop does all of them.
+var quantizeBlocks func(q []float32, pow float64, dst []int16)
+
 // quantizeQuery is the Int8 query: q times 2^e rounded to int16, with e
 // chosen so max |q| lands in [16384, 32767], and 2^-e after the values.
 // Products and sums are then exact in int32/int64, so every implementation
@@ -298,9 +302,14 @@ func quantizeQuery(dst []float32, q []float32) []float32 {
 	// construction quantizes a record for every neighbour it keeps.
 	pow := math.Ldexp(1, e)
 	q16 = q16[:len(q)]
-	for c, v := range q {
+	c := 0
+	if whole := len(q) &^ 7; whole > 0 && quantizeBlocks != nil {
+		quantizeBlocks(q[:whole], pow, q16[:whole])
+		c = whole
+	}
+	for ; c < len(q); c++ {
 		// |r| <= 2^15: only 32768 (from 32767.5 and up) needs the clamp.
-		r := int32(math.RoundToEven(float64(v) * pow))
+		r := int32(math.RoundToEven(float64(q[c]) * pow))
 		q16[c] = int16(min(max(r, -32767), 32767))
 	}
 	dst[pdim/2] = float32(math.Ldexp(1, -e))

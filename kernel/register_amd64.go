@@ -61,6 +61,7 @@ func init() {
 	maxBlocks = func(s []float32) float32 { return maxAVX2(&s[0], len(s)) }
 	mulBlocks = func(s, v []float32) { mulAVX2(&s[0], &v[0], len(s)) }
 	subBlocks = func(s, v []float32) { subAVX2(&s[0], &v[0], len(s)) }
+	quantizeBlocks = func(q []float32, pow float64, dst []int16) { quantizeInt16AVX2(&q[0], len(q), pow, &dst[0]) }
 	readSum := func(p []byte, prefetch bool) uint64 {
 		if prefetch {
 			return readSumPrefetchAVX2(&p[0], len(p))

@@ -4,7 +4,8 @@
 
 #include "textflag.h"
 
-// Score-vector kernels of kernel/scores.go (AVX2).
+// Score-vector kernels of kernel/scores.go, and the Int8 query's
+// quantization loop of kernel/kinds.go (AVX2).
 
 // func firstAtLeastAVX2(s *float32, n int, thr float32) int
 // Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)
@@ -219,6 +220,40 @@ loop:
 	ADDQ $32, AX
 	CMPQ AX, CX
 	JB   loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func quantizeInt16AVX2(q *float32, n int, pow float64, dst *int16)
+// Requires: n is a multiple of 8; |q[i]*pow| < 2^31. dst[i] = clamp(RoundToEven(q[i]*pow), -32767, 32767).
+TEXT ·quantizeInt16AVX2(SB), NOSPLIT, $0-32
+	MOVQ q+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSD pow+16(FP), Y15
+	MOVQ dst+24(FP), DI
+	MOVL $0x80018001, AX
+	MOVL AX, X14
+	VPBROADCASTD X14, X14
+	SHRQ $3, CX
+	JZ   done
+
+loop:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VMULPD Y15, Y0, Y0
+	VMULPD Y15, Y1, Y1
+	VROUNDPD $0, Y0, Y0
+	VROUNDPD $0, Y1, Y1
+	VCVTTPD2DQY Y0, X0
+	VCVTTPD2DQY Y1, X1
+	VPACKSSDW X1, X0, X0
+	VPMAXSW X14, X0, X0
+	VMOVDQU X0, (DI)
+	ADDQ $32, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  loop
 
 done:
 	VZEROUPPER

@@ -203,3 +203,38 @@ func prefetchLines(f *file) {
 	a.i("JLS  line")
 	a.i("RET")
 }
+
+// quantizeInt16 is quantizeQuery's loop (kernel/kinds.go) eight values at
+// a time: v·pow in float64 (exact there), rounded to nearest even by
+// VROUNDPD's own mode (whatever MXCSR says, as Go's math.RoundToEven),
+// converted, then packed with saturation and raised to -32767.
+func quantizeInt16(f *file) {
+	a := f.text("quantizeInt16AVX2(q *float32, n int, pow float64, dst *int16)", "$0-32",
+		"Requires: n is a multiple of 8; |q[i]*pow| < 2^31. dst[i] = clamp(RoundToEven(q[i]*pow), -32767, 32767).")
+	a.i("MOVQ q+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("VBROADCASTSD pow+16(FP), Y15")
+	a.i("MOVQ dst+24(FP), DI")
+	a.i("MOVL $0x80018001, AX") // -32767 in both int16 halves
+	a.i("MOVL AX, X14")
+	a.i("VPBROADCASTD X14, X14")
+	a.i("SHRQ $3, CX")
+	a.i("JZ   done")
+	a.label("loop")
+	a.i("VCVTPS2PD (SI), Y0")
+	a.i("VCVTPS2PD 16(SI), Y1")
+	a.i("VMULPD Y15, Y0, Y0")
+	a.i("VMULPD Y15, Y1, Y1")
+	a.i("VROUNDPD $0, Y0, Y0")
+	a.i("VROUNDPD $0, Y1, Y1")
+	a.i("VCVTTPD2DQY Y0, X0")
+	a.i("VCVTTPD2DQY Y1, X1")
+	a.i("VPACKSSDW X1, X0, X0")
+	a.i("VPMAXSW X14, X0, X0")
+	a.i("VMOVDQU X0, (DI)")
+	a.i("ADDQ $32, SI")
+	a.i("ADDQ $16, DI")
+	a.i("DECQ CX")
+	a.i("JNZ  loop")
+	a.done("done")
+}
