@@ -489,14 +489,22 @@ func (j *exactJob) score(pt *exactPart, slots []uint32) {
 		}
 		return
 	}
+	// As the walks: the scores adjusted at once, and a record the top-k
+	// would refuse by its score alone is dropped before its header's
+	// state and id are read.
+	g.adjustScores(st, slots, scores, 0)
 	for i, slot := range slots {
+		sc := scores[i]
+		if pt.top.Full() && sc < pt.top.Worst().Score {
+			continue
+		}
 		if g.flags(st, slot)&flagDeleted != 0 {
 			continue
 		}
-		e := g.entryOf(st, slot, scores[i], 0)
-		if testIDs && !j.f.IDs(e.ID) {
+		id := g.idOf(st, slot)
+		if testIDs && !j.f.IDs(id) {
 			continue
 		}
-		pt.top.Push(e)
+		pt.top.Push(score.Entry{Score: sc, Slot: slot, ID: id})
 	}
 }
