@@ -624,8 +624,12 @@ func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([
 	case score.AdjustScaleSubtract:
 		mul, own = 2*math.Float32frombits(st.words[g.head(slot)-1]), adj
 	}
-	if g.kern.Storage() == kernel.E5M2 {
+	switch g.kern.Storage() {
+	case kernel.E5M2:
 		return layoutRecord(dst, g.record(st, slot), mul), own
+	case kernel.Int8:
+		// The codes as they are: scores between records are exact.
+		return kernel.Int8RecordQuery(dst, g.record(st, slot), mul), own
 	}
 	// The other kinds: decode, scale, and prepare as a query is.
 	v := s.dec[:g.recBytes/g.kern.Storage().BytesPerComponent()] // sized by buffers
@@ -691,20 +695,33 @@ func (g *Graph) buffers(s *Searcher) {
 func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m int) []score.Entry {
 	ql := g.kern.QueryLen()
 	sel, pruned := s.sel[:0], s.pruned[:0]
+	kept := s.selSlots[:0]
 	owns := s.owns[:0] // own terms of the kept nodes' queries
+	byCandidate := g.kern.Storage() == kernel.Int8
 	for _, e := range cands {
 		if len(sel) >= m {
 			break
 		}
 		good := true
-		rec := g.record(st, e.Slot)
 		if len(sel) > 0 {
-			// One call scores e against every kept node (a batch decodes
-			// e's record once), the same bits as one Scan each.
 			out := s.selOut[:len(sel)]
-			g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), rec, s.selScratch, out)
-			for j, dot := range out {
-				if g.scoreOf(st, e.Slot, dot, owns[j]) > e.Score {
+			if byCandidate {
+				// A record is a query at the cost of a copy: e as the
+				// query, the kept nodes gathered in one call.
+				qp, own := g.prepare(st, s, e.Slot, s.selScratch)
+				g.kern.ScanIDs(qp, st.bytes, g.bstride, kept, out)
+				g.adjustScores(st, kept, out, own)
+			} else {
+				// One call scores e against every kept node's query (a
+				// batch decodes e's record once), the same bits as one
+				// Scan each.
+				g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), g.record(st, e.Slot), s.selScratch, out)
+				for j, dot := range out {
+					out[j] = g.scoreOf(st, e.Slot, dot, owns[j])
+				}
+			}
+			for _, sc := range out {
+				if sc > e.Score {
 					good = false // e is closer to a kept node than to the base
 					break
 				}
@@ -716,8 +733,8 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 			}
 			continue
 		}
-		sel = append(sel, e)
-		if len(sel) < m {
+		sel, kept = append(sel, e), append(kept, e.Slot)
+		if !byCandidate && len(sel) < m {
 			_, own := g.prepare(st, s, e.Slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
 			owns = append(owns, own)
 		}
@@ -728,7 +745,7 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		sel = append(sel, e)
 	}
-	s.sel, s.pruned, s.owns = sel, pruned, owns
+	s.sel, s.pruned, s.owns, s.selSlots = sel, pruned, owns, kept
 	return sel
 }
 

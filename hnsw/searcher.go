@@ -41,6 +41,7 @@ type Searcher struct {
 	q, qn      []float32 // laid-out queries of the inserted node and of a neighbour
 	selQ       []float32 // laid-out queries of the neighbours selected so far
 	selOut     []float32 // a candidate's dots against them
+	selSlots   []uint32  // the neighbours selected so far
 	selScratch []float32 // the batch kernel's scratch
 	dec        []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
 	sel        []score.Entry

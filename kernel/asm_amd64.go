@@ -158,6 +158,9 @@ func subAVX2(s *float32, v *float32, n int)
 func quantizeInt16AVX2(q *float32, n int, pow float64, dst *int16)
 
 //go:noescape
+func widenInt8AVX2(src *byte, n int, dst *int16)
+
+//go:noescape
 func readSumAVX2(p *byte, n int) uint64
 
 //go:noescape

@@ -250,3 +250,42 @@ func BenchmarkInt8Scan100k(b *testing.B) {
 		})
 	}
 }
+
+// TestInt8RecordQuery: a record prepared as a query scores another record
+// as their exact integer dot times the multiplier, in every implementation
+// and form, at dimensions from one group to past the int32 sum.
+func TestInt8RecordQuery(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, dim := range []int{1, 63, 100, 384, 1000, 4096} {
+		pdim := LayoutLen(dim)
+		const n = 9
+		recs := make([]byte, n*pdim)
+		for i := 0; i < n; i++ {
+			for c := 0; c < dim; c++ {
+				v := int8(r.IntN(255) - 127)
+				if i == n-1 {
+					v = int8(127 * (1 - 2*(c%3/2))) // the extremes, and -128 (a file may hold it)
+					if c%7 == 6 {
+						v = -128
+					}
+				}
+				recs[i*pdim+c] = byte(v)
+			}
+		}
+		for _, mul := range []float32{1, 0.0123, -3.5e-7, 2} {
+			qp := Int8RecordQuery(make([]float32, queryLen(Int8, pdim)), recs[(n-1)*pdim:], mul)
+			for c, v := range int16s(qp, pdim) {
+				require.Equal(t, int16(int8(recs[(n-1)*pdim+c])), v, "dim %d code %d", dim, c)
+			}
+			want := make([]float32, n)
+			for i := range want {
+				var sum int64
+				for c := 0; c < pdim; c++ {
+					sum += int64(int8(recs[(n-1)*pdim+c])) * int64(int8(recs[i*pdim+c]))
+				}
+				want[i] = float32(sum) * mul
+			}
+			int8Scores(t, qp, dim, recs, want, fmtMsg("dim %d mul %g", dim, mul))
+		}
+	}
+}

@@ -270,6 +270,10 @@ func layoutFlushed(dst []float32, q []float32, floor float64) []float32 {
 // values, the same bits; nil means the Go loop does all of them.
 var quantizeBlocks func(q []float32, pow float64, dst []int16)
 
+// widenBlocks is Int8RecordQuery's loop over a multiple of 64 codes; nil
+// means the Go loop does all of them.
+var widenBlocks func(src []byte, dst []int16)
+
 // quantizeQuery is the Int8 query: q times 2^e rounded to int16, with e
 // chosen so max |q| lands in [16384, 32767], and 2^-e after the values.
 // Products and sums are then exact in int32/int64, so every implementation
@@ -313,6 +317,29 @@ func quantizeQuery(dst []float32, q []float32) []float32 {
 		q16[c] = int16(min(max(r, -32767), 32767))
 	}
 	dst[pdim/2] = float32(math.Ldexp(1, -e))
+	return dst
+}
+
+// Int8RecordQuery prepares Int8 record rec (pdim codes, pdim a multiple
+// of 64) as a query whose values are its codes times mul: the codes
+// themselves as the int16 values and mul as the scale. A score against
+// another record is then their exact integer dot, rounded to float32 once
+// and multiplied by mul, with no decoding or rounding of rec; graph
+// construction prepares a record this way for every neighbour it weighs.
+func Int8RecordQuery(dst []float32, rec []byte, mul float32) []float32 {
+	pdim := len(rec)
+	dst = dst[:queryLen(Int8, pdim)]
+	q16 := int16s(dst, pdim)
+	c := 0
+	if whole := pdim &^ 63; whole > 0 && widenBlocks != nil {
+		widenBlocks(rec[:whole], q16[:whole])
+		c = whole
+	}
+	for ; c < pdim; c++ {
+		q16[c] = int16(int8(rec[c]))
+	}
+	dst[pdim/2] = mul
+	clear(dst[pdim/2+1:])
 	return dst
 }
 

@@ -62,6 +62,7 @@ func init() {
 	mulBlocks = func(s, v []float32) { mulAVX2(&s[0], &v[0], len(s)) }
 	subBlocks = func(s, v []float32) { subAVX2(&s[0], &v[0], len(s)) }
 	quantizeBlocks = func(q []float32, pow float64, dst []int16) { quantizeInt16AVX2(&q[0], len(q), pow, &dst[0]) }
+	widenBlocks = func(src []byte, dst []int16) { widenInt8AVX2(&src[0], len(src), &dst[0]) }
 	readSum := func(p []byte, prefetch bool) uint64 {
 		if prefetch {
 			return readSumPrefetchAVX2(&p[0], len(p))

@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // Score-vector kernels of kernel/scores.go, and the Int8 query's
-// quantization loop of kernel/kinds.go (AVX2).
+// quantization and record-widening loops of kernel/kinds.go (AVX2).
 
 // func firstAtLeastAVX2(s *float32, n int, thr float32) int
 // Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)
@@ -252,6 +252,33 @@ loop:
 	VMOVDQU X0, (DI)
 	ADDQ $32, SI
 	ADDQ $16, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func widenInt8AVX2(src *byte, n int, dst *int16)
+// Requires: n is a multiple of 64. dst[i] = int16(int8(src[i])).
+TEXT ·widenInt8AVX2(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	SHRQ $6, CX
+	JZ   done
+
+loop:
+	VPMOVSXBW 0(SI), Y0
+	VPMOVSXBW 16(SI), Y1
+	VPMOVSXBW 32(SI), Y2
+	VPMOVSXBW 48(SI), Y3
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
 	DECQ CX
 	JNZ  loop
 

@@ -121,13 +121,14 @@ func kernelFiles() []*file {
 		k.kernel().gather(int8f, "Requires: groups >= 1; qp holds "+q+" of pdim 64*groups; n >= 0;",
 			"each record base+ids[i]*stride has 64*groups readable bytes.")
 	}
-	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go, and the Int8 query's\nquantization loop of kernel/kinds.go (AVX2)."}
+	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go, and the Int8 query's\nquantization and record-widening loops of kernel/kinds.go (AVX2)."}
 	firstAtLeast(scores)
 	maxScore(scores)
 	firstAtLeastInt64(scores)
 	elementwise(scores, "mulAVX2", "VMULPS", "s[i] *= v[i].")
 	elementwise(scores, "subAVX2", "VSUBPS", "s[i] -= v[i].")
 	quantizeInt16(scores)
+	widenInt8(scores)
 	read := &file{name: "readsum_amd64.s", doc: "The memory-read ceiling a scan is measured against (AVX2)."}
 	readSum(read, "readSumAVX2", false, "The widest plain load-and-add loop.")
 	readSum(read, "readSumPrefetchAVX2", true, "readSumAVX2 with the scans' prefetch distance.")

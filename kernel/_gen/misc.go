@@ -238,3 +238,27 @@ func quantizeInt16(f *file) {
 	a.i("JNZ  loop")
 	a.done("done")
 }
+
+// widenInt8 is Int8RecordQuery's loop (kernel/kinds.go) 64 codes at a time:
+// each signed byte sign-extended to int16.
+func widenInt8(f *file) {
+	a := f.text("widenInt8AVX2(src *byte, n int, dst *int16)", "$0-24",
+		"Requires: n is a multiple of 64. dst[i] = int16(int8(src[i])).")
+	a.i("MOVQ src+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("MOVQ dst+16(FP), DI")
+	a.i("SHRQ $6, CX")
+	a.i("JZ   done")
+	a.label("loop")
+	for r := 0; r < 4; r++ {
+		a.i("VPMOVSXBW %s, Y%d", m(16*r, "SI"), r)
+	}
+	for r := 0; r < 4; r++ {
+		a.i("VMOVDQU Y%d, %s", r, m(32*r, "DI"))
+	}
+	a.i("ADDQ $64, SI")
+	a.i("ADDQ $128, DI")
+	a.i("DECQ CX")
+	a.i("JNZ  loop")
+	a.done("done")
+}
