@@ -122,6 +122,9 @@ func gather384Int8AVX2(qp *float32, base *byte, stride int, ids *uint32, n int, 
 func gatherInt8AVX2(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
+func gatherShortInt8AVX2(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+
+//go:noescape
 func scan384Int8AVX512(qp *float32, recs *byte, n int, out *float32)
 
 //go:noescape
@@ -131,6 +134,9 @@ func scanInt8AVX512(qp *float32, groups int, recs *byte, stride int, n int, out 
 func gatherInt8AVX512(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
+func gatherShortInt8AVX512(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+
+//go:noescape
 func scan384Int8VNNI(qp *float32, recs *byte, n int, out *float32)
 
 //go:noescape
@@ -138,6 +144,9 @@ func scanInt8VNNI(qp *float32, groups int, recs *byte, stride int, n int, out *f
 
 //go:noescape
 func gatherInt8VNNI(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+
+//go:noescape
+func gatherShortInt8VNNI(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
 
 //go:noescape
 func firstAtLeastAVX2(s *float32, n int, thr float32) int

@@ -148,27 +148,34 @@ func itoa(n int) string {
 // "What the HNSW profile shows").
 func BenchmarkGather(b *testing.B) {
 	for _, impl := range All() {
-		for _, dim := range []int{100, 384, 768} {
-			for _, n := range []int{64, 100000} {
-				for _, m := range []int{16, 32} {
-					name := impl.Name + "/dim=" + itoa(dim) + "/n=" + itoa(n) + "/m=" + itoa(m)
-					b.Run(name, func(b *testing.B) { benchGather(b, impl, dim, n, m) })
+		for _, s := range []Storage{E5M2, Int8} {
+			if !impl.Supports(s) {
+				continue
+			}
+			for _, dim := range []int{100, 384, 768} {
+				for _, n := range []int{64, 100000} {
+					for _, m := range []int{16, 32} {
+						name := impl.Name + "/" + s.String() + "/dim=" + itoa(dim) + "/n=" + itoa(n) + "/m=" + itoa(m)
+						b.Run(name, func(b *testing.B) { benchGather(b, impl, s, dim, n, m) })
+					}
 				}
 			}
 		}
 	}
 }
 
-func benchGather(b *testing.B, impl *Impl, dim, n, m int) {
+func benchGather(b *testing.B, impl *Impl, s Storage, dim, n, m int) {
 	r := rand.New(rand.NewPCG(1, 2))
-	k, err := New(impl, dim, E5M2)
+	k, err := New(impl, dim, s)
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Finite E5M2 codes; read as Int8 they are codes as good as any (both
+	// kinds take a byte a component).
 	recs := paddedRecords(r, n, dim)
 	q := make([]float32, dim)
 	randomQuery(r, q)
-	qp := LayoutQuery(make([]float32, k.QueryLen()), q)
+	qp := k.PrepareQuery(make([]float32, k.QueryLen()), q)
 	// 256 lists of m ids, walked in turn so the branch predictor and the
 	// prefetcher see no single repeating list.
 	const lists = 256

@@ -553,6 +553,117 @@ done:
 	VZEROUPPER
 	RET
 
+// func gatherShortInt8AVX2(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+// Requires: 1 <= groups <= 8; qp holds a prepared Int8 query of pdim 64*groups; n >= 0;
+// each record base+ids[i]*stride has 64*groups readable bytes.
+TEXT ·gatherShortInt8AVX2(SB), NOSPLIT, $0-56
+	MOVQ groups+8(FP), R12
+	LEAQ 1(R12), BX
+	MOVQ $112, AX
+	XORL DX, DX
+	DIVQ BX
+	MOVQ $2, BX
+	CMPQ AX, BX
+	CMOVQCS BX, AX
+	MOVQ $16, BX
+	CMPQ AX, BX
+	CMOVQHI BX, AX
+	MOVQ AX, R13
+	MOVQ base+16(FP), R8
+	MOVQ stride+24(FP), R9
+	MOVQ ids+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
+	MOVQ qp+0(FP), DI
+	MOVQ R12, AX
+	SHLQ $7, AX
+	VMOVSS (DI)(AX*1), X14
+	TESTQ CX, CX
+	JZ   done
+	MOVQ CX, BX
+	CMPQ BX, R13
+	JBE  some
+	MOVQ R13, BX
+
+some:
+	MOVQ R10, DI
+
+first:
+	MOVL (DI), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+	MOVQ R12, SI
+
+firstLine:
+	PREFETCHT0 (R11)
+	ADDQ $64, R11
+	DECQ SI
+	JNZ  firstLine
+	PREFETCHT0 (R11)
+	ADDQ $4, DI
+	DECQ BX
+	JNZ  first
+
+record:
+	MOVL (R10), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), SI
+	MOVQ SI, R11
+	CMPQ CX, R13
+	JBE  ahead
+	MOVL (R10)(R13*4), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+
+ahead:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ qp+0(FP), DI
+	MOVQ R12, BX
+
+group:
+	PREFETCHT0 0(R11)
+	VPMOVSXBW 0(SI), Y8
+	VPMADDWD 0(DI), Y8, Y8
+	VPADDD Y8, Y0, Y0
+	VPMOVSXBW 16(SI), Y9
+	VPMADDWD 32(DI), Y9, Y9
+	VPADDD Y9, Y1, Y1
+	VPMOVSXBW 32(SI), Y10
+	VPMADDWD 64(DI), Y10, Y10
+	VPADDD Y10, Y2, Y2
+	VPMOVSXBW 48(SI), Y11
+	VPMADDWD 96(DI), Y11, Y11
+	VPADDD Y11, Y3, Y3
+	ADDQ $64, SI
+	ADDQ $64, R11
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  group
+	PREFETCHT0 (R11)
+	VPADDD Y1, Y0, Y0
+	VPADDD Y3, Y2, Y2
+	VPADDD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPADDD X1, X0, X0
+	VCVTDQ2PS X0, X0
+	VMULSS X14, X0, X0
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  record
+
+done:
+	VZEROUPPER
+	RET
+
 // func scan384Int8AVX512(qp *float32, recs *byte, n int, out *float32)
 // Requires: qp holds a prepared Int8 query of pdim 384; recs holds n records 384 bytes apart.
 TEXT ·scan384Int8AVX512(SB), NOSPLIT, $0-32
@@ -813,6 +924,115 @@ done:
 	VZEROUPPER
 	RET
 
+// func gatherShortInt8AVX512(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+// Requires: 1 <= groups <= 8; qp holds a prepared Int8 query of pdim 64*groups; n >= 0;
+// each record base+ids[i]*stride has 64*groups readable bytes.
+TEXT ·gatherShortInt8AVX512(SB), NOSPLIT, $0-56
+	MOVQ groups+8(FP), R12
+	LEAQ 1(R12), BX
+	MOVQ $112, AX
+	XORL DX, DX
+	DIVQ BX
+	MOVQ $2, BX
+	CMPQ AX, BX
+	CMOVQCS BX, AX
+	MOVQ $16, BX
+	CMPQ AX, BX
+	CMOVQHI BX, AX
+	MOVQ AX, R13
+	MOVQ base+16(FP), R8
+	MOVQ stride+24(FP), R9
+	MOVQ ids+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
+	MOVQ qp+0(FP), DI
+	MOVQ R12, AX
+	SHLQ $7, AX
+	VMOVSS (DI)(AX*1), X14
+	TESTQ CX, CX
+	JZ   done
+	MOVQ CX, BX
+	CMPQ BX, R13
+	JBE  some
+	MOVQ R13, BX
+
+some:
+	MOVQ R10, DI
+
+first:
+	MOVL (DI), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+	MOVQ R12, SI
+
+firstLine:
+	PREFETCHT0 (R11)
+	ADDQ $64, R11
+	DECQ SI
+	JNZ  firstLine
+	PREFETCHT0 (R11)
+	ADDQ $4, DI
+	DECQ BX
+	JNZ  first
+
+record:
+	MOVL (R10), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), SI
+	MOVQ SI, R11
+	CMPQ CX, R13
+	JBE  ahead
+	MOVL (R10)(R13*4), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+
+ahead:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ qp+0(FP), DI
+	MOVQ R12, BX
+
+group:
+	PREFETCHT0 0(R11)
+	VPMOVSXBW 0(SI), Z8
+	VPMADDWD 0(DI), Z8, Z8
+	VPADDD Z8, Z0, Z0
+	VPMOVSXBW 32(SI), Z9
+	VPMADDWD 64(DI), Z9, Z9
+	VPADDD Z9, Z1, Z1
+	ADDQ $64, SI
+	ADDQ $64, R11
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  group
+	PREFETCHT0 (R11)
+	VPADDD Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD Y1, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPADDD Y1, Y0, Y0
+	VPADDD Y3, Y2, Y2
+	VPADDD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPADDD X1, X0, X0
+	VCVTDQ2PS X0, X0
+	VMULSS X14, X0, X0
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  record
+
+done:
+	VZEROUPPER
+	RET
+
 // func scan384Int8VNNI(qp *float32, recs *byte, n int, out *float32)
 // Requires: qp holds a prepared Int8 query of pdim 384; recs holds n records 384 bytes apart.
 TEXT ·scan384Int8VNNI(SB), NOSPLIT, $0-32
@@ -1046,6 +1266,113 @@ group:
 	VPADDQ X1, X0, X0
 	VMOVQ X0, AX
 	VCVTSI2SSQ AX, X0, X0
+	VMULSS X14, X0, X0
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  record
+
+done:
+	VZEROUPPER
+	RET
+
+// func gatherShortInt8VNNI(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)
+// Requires: 1 <= groups <= 8; qp holds a prepared Int8 query of pdim 64*groups; n >= 0;
+// each record base+ids[i]*stride has 64*groups readable bytes.
+TEXT ·gatherShortInt8VNNI(SB), NOSPLIT, $0-56
+	MOVQ groups+8(FP), R12
+	LEAQ 1(R12), BX
+	MOVQ $112, AX
+	XORL DX, DX
+	DIVQ BX
+	MOVQ $2, BX
+	CMPQ AX, BX
+	CMOVQCS BX, AX
+	MOVQ $16, BX
+	CMPQ AX, BX
+	CMOVQHI BX, AX
+	MOVQ AX, R13
+	MOVQ base+16(FP), R8
+	MOVQ stride+24(FP), R9
+	MOVQ ids+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
+	MOVQ qp+0(FP), DI
+	MOVQ R12, AX
+	SHLQ $7, AX
+	VMOVSS (DI)(AX*1), X14
+	TESTQ CX, CX
+	JZ   done
+	MOVQ CX, BX
+	CMPQ BX, R13
+	JBE  some
+	MOVQ R13, BX
+
+some:
+	MOVQ R10, DI
+
+first:
+	MOVL (DI), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+	MOVQ R12, SI
+
+firstLine:
+	PREFETCHT0 (R11)
+	ADDQ $64, R11
+	DECQ SI
+	JNZ  firstLine
+	PREFETCHT0 (R11)
+	ADDQ $4, DI
+	DECQ BX
+	JNZ  first
+
+record:
+	MOVL (R10), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), SI
+	MOVQ SI, R11
+	CMPQ CX, R13
+	JBE  ahead
+	MOVL (R10)(R13*4), AX
+	IMULQ R9, AX
+	LEAQ (R8)(AX*1), R11
+
+ahead:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ qp+0(FP), DI
+	MOVQ R12, BX
+
+group:
+	PREFETCHT0 0(R11)
+	VPMOVSXBW 0(SI), Z8
+	VPDPWSSD 0(DI), Z8, Z0
+	VPMOVSXBW 32(SI), Z9
+	VPDPWSSD 64(DI), Z9, Z1
+	ADDQ $64, SI
+	ADDQ $64, R11
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  group
+	PREFETCHT0 (R11)
+	VPADDD Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD Y1, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPADDD Y1, Y0, Y0
+	VPADDD Y3, Y2, Y2
+	VPADDD Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPADDD X1, X0, X0
+	VCVTDQ2PS X0, X0
 	VMULSS X14, X0, X0
 	VMOVSS X0, (DX)
 	ADDQ $4, DX

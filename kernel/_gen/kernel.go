@@ -190,8 +190,15 @@ func (k kernel) gather384(f *file, doc ...string) {
 }
 
 // gather is the generic gather: groups >= 1 groups a record.
-func (k kernel) gather(f *file, doc ...string) {
-	a := f.text(k.name("gather")+"(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)", "$0-56", doc...)
+func (k kernel) gather(f *file, doc ...string) { k.gatherForm(f, "gather", false, doc...) }
+
+// gatherShort is the generic gather finishing each sum in int32, which
+// holds it for records of up to 512 components (kernel/_gen/int8.go):
+// short records spend much of their time in that finish.
+func (k kernel) gatherShort(f *file, doc ...string) { k.gatherForm(f, "gatherShort", true, doc...) }
+
+func (k kernel) gatherForm(f *file, form string, fixed bool, doc ...string) {
+	a := f.text(k.name(form)+"(qp *float32, groups int, base *byte, stride int, ids *uint32, n int, out *float32)", "$0-56", doc...)
 	k.prologue(a)
 	lines, lpg := "R12", k.gbytes/64
 	a.i("MOVQ groups+8(FP), R12")
@@ -227,7 +234,7 @@ func (k kernel) gather(f *file, doc ...string) {
 	a.i("DECQ BX")
 	a.i("JNZ  group")
 	a.i("PREFETCHT0 (R11)")
-	k.gatherEnd(a, false, "record")
+	k.gatherEnd(a, fixed, "record")
 }
 
 func (k kernel) prologue(a *asm) {

@@ -120,6 +120,8 @@ func kernelFiles() []*file {
 		}
 		k.kernel().gather(int8f, "Requires: groups >= 1; qp holds "+q+" of pdim 64*groups; n >= 0;",
 			"each record base+ids[i]*stride has 64*groups readable bytes.")
+		k.kernel().gatherShort(int8f, "Requires: 1 <= groups <= 8; qp holds "+q+" of pdim 64*groups; n >= 0;",
+			"each record base+ids[i]*stride has 64*groups readable bytes.")
 	}
 	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go, and the Int8 query's\nquantization and record-widening loops of kernel/kinds.go (AVX2)."}
 	firstAtLeast(scores)
