@@ -247,9 +247,6 @@ func (b *builder) plan(s *Searcher, in int) {
 			peerEs = append(peerEs, g.entryOf(st, p, scores[i], own))
 		}
 	}
-	// Sorted once, so each level merges them with its search's sorted
-	// results in one pass instead of sorting both.
-	slices.SortFunc(peerEs, score.CompareEntries)
 	s.peers = peerEs
 
 	top := -1
@@ -274,13 +271,22 @@ func (b *builder) plan(s *Searcher, in int) {
 			found = s.res.Sorted()
 			s.entries = append(s.entries[:0], found...)
 		}
+		// The peers on level l that could still be among the efc best:
+		// once the search found efc, only those better than its last. They
+		// are few, so sorting them and merging them into the search's
+		// sorted results costs little.
+		near := s.nearPeers[:0]
+		for _, e := range peerEs {
+			if int(b.levels[e.Slot-b.first]) >= l && (len(found) < efc || e.Better(found[efc-1])) {
+				near = append(near, e)
+			}
+		}
+		slices.SortFunc(near, score.CompareEntries)
+		s.nearPeers = near
 		// The graph's and the peers' candidates, best first (no node is
 		// both: the graph links to no member before the batch ends).
 		cands, i := s.cands[:0], 0
-		for _, e := range peerEs {
-			if int(b.levels[e.Slot-b.first]) < l {
-				continue
-			}
+		for _, e := range near {
 			for i < len(found) && found[i].Better(e) {
 				cands = append(cands, found[i])
 				i++

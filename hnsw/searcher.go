@@ -52,8 +52,9 @@ type Searcher struct {
 	pscores    []float32     // scores of cands, peers or repair candidates
 	plan       []uint32      // an insert's chosen links, level by level
 	srcs       []uint32      // Build: sources of one target's new links, or a member's peers
-	peers      []score.Entry
-	rids       []uint32 // Compact: live candidates of a repair
+	peers      []score.Entry // Build: a member's peers, scored
+	nearPeers  []score.Entry // those that could join one level's candidates
+	rids       []uint32      // Compact: live candidates of a repair
 	out        [1]float32
 }
 
