@@ -78,6 +78,11 @@ func (g *Graph) Build(ids []uint64, recs []byte, adj, scales []float32, attrs []
 	return nil
 }
 
+// reuseSelections lets a deterministic Build skip the heuristic's checks
+// between links an earlier choice kept together (addLinks); the graph is
+// the same without it, which a test holds it to.
+var reuseSelections = true
+
 // builder is one Build; it is also the pool task of each parallel phase.
 type builder struct {
 	g      *Graph
@@ -91,6 +96,9 @@ type builder struct {
 	// The current batch: inputs [lo, hi).
 	lo, hi int
 	plans  [][]uint32 // per member, per level: count, then ownM0 slots
+	// clean is, per slot, how many of its first level-0 links this Build
+	// knows to be one heuristic choice (addLinks); 0: none known.
+	clean  []uint8
 	edges  []edge
 	groups []int // starts of runs of edges with one target and level
 }
@@ -145,7 +153,13 @@ func (b *builder) RunPart(i int) {
 				srcs = append(srcs, e.src)
 			}
 			s.srcs = srcs
-			b.g.addLinks(b.st, s, run[0].dst, run[0].level, srcs)
+			dst := run[0].dst
+			if run[0].level > 0 || int(dst) >= len(b.clean) { // a node another Build added
+				b.g.addLinks(b.st, s, dst, run[0].level, srcs, 0)
+				continue
+			}
+			// One participant owns dst in this phase.
+			b.clean[dst] = uint8(b.g.addLinks(b.st, s, dst, 0, srcs, int(b.clean[dst])))
 		}
 	}
 }
@@ -168,6 +182,9 @@ func (b *builder) concurrent() {
 func (b *builder) batches() {
 	g, st := b.g, b.st
 	n := len(b.levels)
+	if reuseSelections {
+		b.clean = make([]uint8, int(b.first)+n)
+	}
 	for b.lo = 0; b.lo < n; b.lo = b.hi {
 		// An eighth of the graph at a time: members see each other only
 		// through direct scores, so batches stay small next to the graph.
@@ -190,6 +207,9 @@ func (b *builder) batches() {
 				mu.Lock()
 				g.writeLinks(st, slot, l, links)
 				mu.Unlock()
+				if l == 0 && !g.cfg.KeepPruned && int(slot) < len(b.clean) {
+					b.clean[slot] = uint8(len(links)) // the heuristic's choice, in order
+				}
 				for _, t := range links {
 					b.edges = append(b.edges, edge{dst: t, src: slot, level: l})
 				}

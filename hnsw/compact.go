@@ -143,7 +143,7 @@ func (c *compactor) RunPart(i int) {
 				srcs = append(srcs, e.src)
 			}
 			s.srcs = srcs
-			c.g.addLinks(c.ns, s, run[0].dst, run[0].level, srcs)
+			c.g.addLinks(c.ns, s, run[0].dst, run[0].level, srcs, 0)
 			continue
 		}
 		if k >= c.old.n {

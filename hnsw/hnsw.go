@@ -692,25 +692,35 @@ func (g *Graph) buffers(s *Searcher) {
 // closer to the base node than to every one kept so far, up to m. cands
 // must be sorted best first with scores seen from the base node. The kept
 // nodes are returned in s.sel (best first).
+//
+// s.clean may name candidates that an earlier run kept together, from the
+// same base and with the same scores: none of them was closer to another
+// one before it than to the base, so a clean candidate is weighed against
+// the kept nodes that are not clean only, and the choice is the same.
 func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m int) []score.Entry {
 	ql := g.kern.QueryLen()
 	sel, pruned := s.sel[:0], s.pruned[:0]
 	kept := s.selSlots[:0]
-	owns := s.owns[:0] // own terms of the kept nodes' queries
+	fresh := s.freshSlots[:0] // the kept nodes not in s.clean
+	owns := s.owns[:0]        // own terms of the kept nodes' queries
 	byCandidate := g.kern.Storage() == kernel.Int8
 	for _, e := range cands {
 		if len(sel) >= m {
 			break
 		}
 		good := true
-		if len(sel) > 0 {
-			out := s.selOut[:len(sel)]
+		against := kept
+		if byCandidate && len(s.clean) > 0 && contains(s.clean, e.Slot) {
+			against = fresh
+		}
+		if len(against) > 0 {
+			out := s.selOut[:len(against)]
 			if byCandidate {
 				// A record is a query at the cost of a copy: e as the
 				// query, the kept nodes gathered in one call.
 				qp, own := g.prepare(st, s, e.Slot, s.selScratch)
-				g.kern.ScanIDs(qp, st.bytes, g.bstride, kept, out)
-				g.adjustScores(st, kept, out, own)
+				g.kern.ScanIDs(qp, st.bytes, g.bstride, against, out)
+				g.adjustScores(st, against, out, own)
 			} else {
 				// One call scores e against every kept node's query (a
 				// batch decodes e's record once), the same bits as one
@@ -734,6 +744,9 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 			continue
 		}
 		sel, kept = append(sel, e), append(kept, e.Slot)
+		if len(s.clean) > 0 && !contains(s.clean, e.Slot) {
+			fresh = append(fresh, e.Slot)
+		}
 		if !byCandidate && len(sel) < m {
 			_, own := g.prepare(st, s, e.Slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
 			owns = append(owns, own)
@@ -745,7 +758,7 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		sel = append(sel, e)
 	}
-	s.sel, s.pruned, s.owns, s.selSlots = sel, pruned, owns, kept
+	s.sel, s.pruned, s.owns, s.selSlots, s.freshSlots = sel, pruned, owns, kept, fresh
 	return sel
 }
 
@@ -807,7 +820,7 @@ func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 		g.setOwn(st, slot, l, sel)
 		one := [1]uint32{slot}
 		for _, nb := range sel {
-			g.addLinks(st, s, nb, l, one[:])
+			g.addLinks(st, s, nb, l, one[:], 0)
 		}
 	}
 	if level > top {
@@ -856,12 +869,18 @@ func contains(ids []uint32, x uint32) bool {
 // addLinks adds the links srcs (in order) to n's list at level l; when the
 // list overflows, the heuristic chooses among old and new links, scored
 // from n. Deterministic for a given list and srcs.
-func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint32) {
+//
+// clean says how many of the list's first links are known to be a
+// heuristic's choice, in its order (see selectNeighbors); 0 when unknown.
+// addLinks returns the same for the list it leaves: a choice's length
+// after a re-selection, clean after appending.
+func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint32, clean int) int {
 	mu := g.lock(n)
 	mu.Lock()
 	defer mu.Unlock()
-	var buf [2*MaxM + 1]uint32
-	ids := g.readLinks(st, n, l, buf[:])
+	buf := s.addBuf[:] // on the stack it escaped: an allocation a call
+	ids := g.readLinks(st, n, l, buf)
+	clean = min(clean, len(ids))
 	all := ids
 	var extra []uint32
 	for i, src := range srcs {
@@ -878,12 +897,12 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		}
 	}
 	if len(all) == len(ids) {
-		return
+		return clean
 	}
 	maxL := g.maxLinks(l)
 	if len(all) <= maxL {
-		g.writeLinks(st, n, l, all)
-		return
+		g.writeLinks(st, n, l, all) // the old links stay first
+		return clean
 	}
 	g.buffers(s)
 	qn, own := g.prepare(st, s, n, s.qn)
@@ -897,9 +916,15 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		cands = append(cands, g.entryOf(st, id, scores[i], own))
 	}
 	score.Sort(cands)
+	s.clean = append(s.clean[:0], ids[:clean]...)
 	sel := g.selectNeighbors(st, s, cands, maxL)
+	s.clean = s.clean[:0]
 	g.writeLinks(st, n, l, slots(buf[:0], sel))
 	s.cands = cands
+	if g.cfg.KeepPruned {
+		return 0 // the list may end with pruned candidates
+	}
+	return len(sel)
 }
 
 // dedupe drops repeats (keeping first occurrences) and self.

@@ -38,12 +38,15 @@ type Searcher struct {
 	left     int
 	stopped  bool
 	// Graph construction only.
-	q, qn      []float32 // laid-out queries of the inserted node and of a neighbour
-	selQ       []float32 // laid-out queries of the neighbours selected so far
-	selOut     []float32 // a candidate's dots against them
-	selSlots   []uint32  // the neighbours selected so far
-	selScratch []float32 // the batch kernel's scratch
-	dec        []float32 // a record decoded by prepare (kinds other than E5M2; padded dimension)
+	q, qn      []float32          // laid-out queries of the inserted node and of a neighbour
+	selQ       []float32          // laid-out queries of the neighbours selected so far
+	selOut     []float32          // a candidate's dots against them
+	selSlots   []uint32           // the neighbours selected so far
+	freshSlots []uint32           // those not in clean
+	clean      []uint32           // addLinks: the list's links an earlier selection chose together
+	addBuf     [2*MaxM + 1]uint32 // addLinks: a list and the links it gains
+	selScratch []float32          // the batch kernel's scratch
+	dec        []float32          // a record decoded by prepare (kinds other than E5M2; padded dimension)
 	sel        []score.Entry
 	pruned     []score.Entry
 	owns       []float32     // own terms of selQ's queries
