@@ -878,7 +878,7 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 	mu := g.lock(n)
 	mu.Lock()
 	defer mu.Unlock()
-	buf := s.addBuf[:] // on the stack it escaped: an allocation a call
+	buf := s.addBuf[:] // a local array escaped: one allocation a call
 	ids := g.readLinks(st, n, l, buf)
 	clean = min(clean, len(ids))
 	all := ids
