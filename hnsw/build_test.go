@@ -15,7 +15,7 @@ import (
 // and without, is the same graph.
 func TestReusedSelectionsChangeNothing(t *testing.T) {
 	const dim = 100
-	n := sized(9000, 3000)
+	n := sized(9000, 1500)
 	set, err := fixture.Generate("clustered", n, 1, dim)
 	require.NoError(t, err)
 	k, err := kernel.New(nil, dim, kernel.Int8)
