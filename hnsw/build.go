@@ -1,7 +1,6 @@
 package hnsw
 
 import (
-	"cmp"
 	"errors"
 	"slices"
 	"sync/atomic"
@@ -101,7 +100,17 @@ type builder struct {
 	clean  []uint8
 	edges  []edge
 	groups []int // starts of runs of edges with one target and level
+	keys   []uint64
+	sorted []edge
 }
+
+// maxBatch bounds a deterministic Build's batch.
+const maxBatch = 256
+
+// A batch's edges number below 1<<24 (sortEdges' index bits): at most
+// maxBatch members, each with ownM0 < 2·MaxM links on level 0 and MaxM
+// on each of up to maxLevel levels above.
+var _ = uint(1<<24 - maxBatch*(2*MaxM+maxLevel*MaxM))
 
 const (
 	phaseInsert = iota // concurrent: insert inputs
@@ -188,7 +197,7 @@ func (b *builder) batches() {
 	for b.lo = 0; b.lo < n; b.lo = b.hi {
 		// An eighth of the graph at a time: members see each other only
 		// through direct scores, so batches stay small next to the graph.
-		size := min(max((int(b.first)+b.lo)/8, 1), 256, n-b.lo)
+		size := min(max((int(b.first)+b.lo)/8, 1), maxBatch, n-b.lo)
 		b.hi = b.lo + size
 		for len(b.plans) < size {
 			b.plans = append(b.plans, nil)
@@ -215,9 +224,7 @@ func (b *builder) batches() {
 				}
 			}
 		}
-		slices.SortFunc(b.edges, func(x, y edge) int {
-			return cmp.Or(cmp.Compare(x.dst, y.dst), cmp.Compare(x.level, y.level), cmp.Compare(x.src, y.src))
-		})
+		b.sortEdges()
 		b.groups = b.groups[:0]
 		for i, e := range b.edges {
 			if i == 0 || e.dst != b.edges[i-1].dst || e.level != b.edges[i-1].level {
@@ -238,6 +245,24 @@ func (b *builder) batches() {
 		}
 		g.epMu.Unlock()
 	}
+}
+
+// sortEdges orders the batch's edges by target, level and source. They
+// were appended source by source, so a stable order by target and level
+// is that order: one word an edge (target, level, then its index) sorts
+// without a comparison function.
+func (b *builder) sortEdges() {
+	keys := b.keys[:0]
+	for i, e := range b.edges {
+		keys = append(keys, uint64(e.dst)<<32|uint64(e.level)<<24|uint64(i))
+	}
+	b.keys = keys
+	slices.Sort(keys)
+	sorted := b.sorted[:0]
+	for _, k := range keys {
+		sorted = append(sorted, b.edges[k&(1<<24-1)])
+	}
+	b.edges, b.sorted = sorted, b.edges
 }
 
 // plan chooses input in's neighbours on each of its levels from the graph
@@ -287,8 +312,8 @@ func (b *builder) plan(s *Searcher, in int) {
 	for l := level; l >= 0; l-- {
 		var found []score.Entry
 		if l <= top {
-			g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
-			found = s.res.Sorted()
+			found = g.searchLayerLive(st, s, qp, own, s.entries, l, slot, s.found[:0])
+			s.found = found
 			s.entries = append(s.entries[:0], found...)
 		}
 		// The peers on level l that could still be among the efc best:

@@ -312,7 +312,7 @@ func (g *Graph) allocate(ids []uint64, levels []uint8, in *nodes) (uint32, error
 		}
 		st := g.st.Load()
 		if st.n+len(ids) <= st.cap && st.upLen+up <= len(st.up) {
-			if st.n+len(ids) >= noSlot {
+			if st.n+len(ids) > maxNodes {
 				g.allocMu.Unlock()
 				return 0, errors.New("hnsw: too many nodes")
 			}
@@ -604,10 +604,68 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 // searchLayerLive is the construction search: it keeps live nodes only,
 // unless every node it reaches is deleted; then it links the new node to
 // those, which still route, rather than leave it unreachable until Compact.
-func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32) {
-	g.searchLayer(st, s, qp, own, entries, l, self, false)
-	if s.res.Len() == 0 {
-		g.searchLayer(st, s, qp, own, entries, l, self, true)
+// It appends what it found to dst, best first.
+func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, dst []score.Entry) []score.Entry {
+	g.searchBuild(st, s, qp, own, entries, l, self, false)
+	if s.beam.live == 0 {
+		g.searchBuild(st, s, qp, own, entries, l, self, true)
+	}
+	return s.beam.appendLive(g, st, dst)
+}
+
+// searchBuild is searchLayer over a beam of efc (see beam): it expands
+// the same nodes in the same order, so the graph is the one the heaps
+// would build.
+func (g *Graph) searchBuild(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool) {
+	var skip uint32 = flagDeleted
+	if keepDeleted {
+		skip = 0
+	}
+	s.newEpoch()
+	b := &s.beam
+	b.reset(g.cfg.EfConstruction)
+	if self != noSlot {
+		s.visit(self)
+	}
+	for _, e := range entries {
+		if s.visit(e.Slot) {
+			b.insert(g, st, e.Score, e.Slot, g.flags(st, e.Slot)&skip != 0)
+		}
+	}
+	for {
+		c, ok := b.next()
+		if !ok {
+			break
+		}
+		if l == 0 {
+			if n, ok := b.upcoming(); ok {
+				g.prefetchList(st, n)
+			}
+		}
+		links := g.readLinks(st, c, l, s.links)
+		s.prof.expand()
+		s.prof.links(len(links))
+		ids := s.unvisited(links, s.ids)
+		m := len(ids)
+		if m == 0 {
+			continue
+		}
+		scores := s.scores[:m]
+		s.prof.scored(l, m)
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		g.adjustScores(st, ids, scores, own)
+		for i, n := range ids {
+			sc := scores[i]
+			if sc < b.bound {
+				continue
+			}
+			if dead := g.flags(st, n)&skip != 0; b.insert(g, st, sc, n, dead) {
+				s.prof.pushed()
+				if !dead {
+					s.prof.admitted()
+				}
+			}
+		}
 	}
 }
 
@@ -805,9 +863,9 @@ func (g *Graph) connect(st *storage, s *Searcher, slot uint32, level int) {
 	plan := s.plan[:0]
 	s.entries = append(s.entries[:0], cur)
 	for l := min(level, top); l >= 0; l-- {
-		g.searchLayerLive(st, s, qp, own, s.entries, l, slot)
 		// The next level starts from everything found here.
-		s.entries = append(s.entries[:0], s.res.Sorted()...)
+		s.entries = g.searchLayerLive(st, s, qp, own, s.entries, l, slot, s.found[:0])
+		s.found = s.entries
 		sel := g.selectNeighbors(st, s, s.entries, g.ownLinks(l))
 		plan = append(slots(plan, sel), uint32(len(sel)))
 	}

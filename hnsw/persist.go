@@ -240,8 +240,8 @@ func fromParts(k *kernel.Kernel, adjust score.Adjust, cfg Config, p Parts, worke
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	n := p.Nodes
-	if n < 0 || int64(n) >= noSlot {
-		return nil, nil, fmt.Errorf("%w: %d nodes: at most %d", ErrCorrupt, n, int64(noSlot)-1)
+	if n < 0 || n > maxNodes {
+		return nil, nil, fmt.Errorf("%w: %d nodes: at most %d", ErrCorrupt, n, maxNodes)
 	}
 	if uint64(len(p.Level0)) != uint64(n)*uint64(g.bw) {
 		return nil, nil, fmt.Errorf("%w: %d level-0 words for %d nodes of %d words", ErrCorrupt, len(p.Level0), n, g.bw)

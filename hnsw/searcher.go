@@ -52,6 +52,8 @@ type Searcher struct {
 	owns       []float32     // own terms of selQ's queries
 	cands      []score.Entry // a neighbour's candidates when its list overflows
 	entries    []score.Entry // entry points of the next level
+	beam       beam          // the construction search's frontier and result
+	found      []score.Entry // its live nodes, best first
 	pscores    []float32     // scores of cands, peers or repair candidates
 	plan       []uint32      // an insert's chosen links, level by level
 	srcs       []uint32      // Build: sources of one target's new links, or a member's peers

@@ -56,8 +56,11 @@ const (
 	// (a negative constant as uint) if a bound outgrows its field.
 	_ = uint(countMask - 2*MaxM)
 	_ = uint(levelMask - maxLevel)
-	// noSlot marks "no node"; slots are below it.
+	// noSlot marks "no node".
 	noSlot = math.MaxUint32
+	// maxNodes bounds a graph's slots: the id map keeps a slot as an
+	// int32, and the construction beam keeps two flags above it.
+	maxNodes = 1 << 30
 	// noEntry is the entry word of an empty graph.
 	noEntry = math.MaxUint64
 )
@@ -198,9 +201,14 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 // next one expanded, and its list is then in the cache.
 func (g *Graph) prefetchNext(st *storage, s *Searcher) {
 	if len(s.cand.h) > 0 {
-		h := g.head(s.cand.h[0].Slot)
-		kernel.Prefetch(st.bytes[4*(h+hState) : 4*(h+hLinks+g.maxM0)])
+		g.prefetchList(st, s.cand.h[0].Slot)
 	}
+}
+
+// prefetchList starts loading slot's level-0 list.
+func (g *Graph) prefetchList(st *storage, slot uint32) {
+	h := g.head(slot)
+	kernel.Prefetch(st.bytes[4*(h+hState) : 4*(h+hLinks+g.maxM0)])
 }
 
 // copyLinks loads links into dst atomically, keeping those below lim.
