@@ -6,8 +6,8 @@ import (
 	"github.com/astral-engine/astral/internal/score"
 )
 
-// beam is the construction search's frontier and result set in one array
-// sorted best first, in place of a candidate heap beside a TopK: at efc
+// beam is the walk's frontier and result set in one array sorted best
+// first (searchLayer), in place of a candidate heap beside a TopK: at ef
 // in the hundreds, an insertion (a branch-free binary search and one
 // move) costs less than the heaps' sifts, the next node to expand is the
 // first one not yet expanded, and the result comes out sorted.
@@ -16,7 +16,7 @@ import (
 // and the deleted ones better than the worst of them (a deleted node
 // routes, it is never a result). Anything worse than the k-th live node
 // could only end the heaps' walk, so the walk expands exactly the nodes
-// the heaps would, in the same order (searchBuild).
+// the heaps would, in the same order (a test holds it to that).
 type beam struct {
 	// e holds an entry as one word: its score's order key (scoreKey) in
 	// the high half, then beamDead, beamDone and the slot. The id that
@@ -152,6 +152,32 @@ func (b *beam) appendLive(g *Graph, st *storage, dst []score.Entry) []score.Entr
 		if w&beamDead == 0 {
 			slot := uint32(w & beamSlot)
 			dst = append(dst, score.Entry{Score: keyScore(uint32(w >> 32)), Slot: slot, ID: g.idOf(st, slot)})
+		}
+	}
+	return dst
+}
+
+// unexpanded counts the entries not yet expanded: the candidates that
+// could still have improved the result when a budget stops the walk.
+func (b *beam) unexpanded() int {
+	n := 0
+	for _, w := range b.e[b.first:] {
+		if w&beamDone == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// appendResults appends the k best live entries, best first, to dst.
+func (b *beam) appendResults(g *Graph, st *storage, k int, dst []score.Result) []score.Result {
+	for _, w := range b.e {
+		if len(dst) == k {
+			break
+		}
+		if w&beamDead == 0 {
+			slot := uint32(w & beamSlot)
+			dst = append(dst, score.Result{ID: g.idOf(st, slot), Score: keyScore(uint32(w >> 32))})
 		}
 	}
 	return dst

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBeamWalksAsTheHeaps: from the same entries, the construction
-// search's beam keeps the nodes the heap search keeps, in the same order,
-// with deleted nodes on the way, ties broken by id, and small and large ef.
+// TestBeamWalksAsTheHeaps: from the same entries, searchLayer's beam keeps
+// the nodes the heap walk keeps, in the same order, with deleted nodes on
+// the way, ties broken by id, and small and large ef.
 func TestBeamWalksAsTheHeaps(t *testing.T) {
 	const dim = 32
 	n := sized(3000, 800)
@@ -49,9 +49,9 @@ func TestBeamWalksAsTheHeaps(t *testing.T) {
 			s.begin(st.cap, g.maxM0, g.cfg.EfConstruction)
 			entries := []score.Entry{g.score1(st, s, qp, own, uint32(r.IntN(n)))}
 			for _, keep := range []bool{false, true} {
-				g.searchLayer(st, s, qp, own, entries, 0, slot, keep)
+				g.heapWalk(st, s, qp, own, entries, 0, slot, keep)
 				want := slices.Clone(s.res.Sorted())
-				g.searchBuild(st, s, qp, own, entries, 0, slot, keep)
+				g.searchLayer(st, s, qp, own, entries, 0, slot, keep, g.cfg.EfConstruction)
 				got := s.beam.appendLive(g, st, nil)
 				require.Equal(t, want, got, "efc %d, query slot %d, deleted kept %v", efc, q, keep)
 			}
@@ -68,6 +68,71 @@ func TestScoreKeyOrdersAsScores(t *testing.T) {
 		for _, b := range vals[i:] {
 			require.Equal(t, a < b, scoreKey(a) < scoreKey(b), "%v %v", a, b)
 			require.Equal(t, a == b, scoreKey(a) == scoreKey(b), "%v %v", a, b)
+		}
+	}
+}
+
+// heapWalk is the walk searchLayer replaced, with a candidate heap and a
+// TopK (s.res, s.begin sets its size): the reference searchLayer must
+// match expansion for expansion.
+func (g *Graph) heapWalk(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool) {
+	var skip uint32 = flagDeleted
+	if keepDeleted {
+		skip = 0
+	}
+	s.newEpoch()
+	s.cand.h = s.cand.h[:0]
+	s.res.Clear()
+	if self != noSlot {
+		s.visit(self)
+	}
+	for _, e := range entries {
+		if s.visit(e.Slot) {
+			s.cand.push(e)
+			if g.flags(st, e.Slot)&skip == 0 {
+				s.res.Push(e)
+			}
+		}
+	}
+	for len(s.cand.h) > 0 {
+		c := s.cand.pop()
+		if s.res.Full() && s.res.Worst().Better(c) {
+			break // nothing left can improve the result set
+		}
+		if l == 0 && s.budget > 0 && s.outOfTime() {
+			break
+		}
+		if l == 0 {
+			g.prefetchNext(st, s)
+		}
+		links := g.readLinks(st, c.Slot, l, s.links)
+		s.prof.expand()
+		s.prof.links(len(links))
+		ids := s.unvisited(links, s.ids)
+		m := len(ids)
+		if m == 0 {
+			continue
+		}
+		scores := s.scores[:m]
+		s.prof.scored(l, m)
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		g.adjustScores(st, ids, scores, own)
+		for i, n := range ids {
+			// Most neighbours score below the worst kept: refuse them on
+			// the score alone, before reading the id (a tie needs it).
+			sc := scores[i]
+			if s.res.Full() && sc < s.res.Worst().Score {
+				continue
+			}
+			e := score.Entry{Score: sc, Slot: n, ID: g.idOf(st, n)}
+			if s.res.Admits(e) {
+				s.cand.push(e)
+				s.prof.pushed()
+				if g.flags(st, n)&skip == 0 {
+					s.res.Push(e)
+					s.prof.admitted()
+				}
+			}
 		}
 	}
 }

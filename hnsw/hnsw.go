@@ -426,11 +426,8 @@ func (g *Graph) Search(s *Searcher, qp []float32, k, ef int, dst []score.Result)
 	if !g.descend(st, s, qp, ef) {
 		return dst
 	}
-	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false)
-	for _, e := range s.res.BestSorted(k, &s.pass) {
-		dst = append(dst, e.Result())
-	}
-	return dst
+	g.searchLayer(st, s, qp, 0, s.entries, 0, noSlot, false, ef)
+	return s.beam.appendResults(g, st, k, dst)
 }
 
 // descend readies s for a level-0 search of width ef and walks the upper
@@ -453,10 +450,8 @@ func (g *Graph) descend(st *storage, s *Searcher, qp []float32, ef int) bool {
 		// its best nodes enter level 0: a greedy descent often ends beside
 		// the query's cluster, which a small ef cannot leave (docs/BENCHMARKS.md, "HNSW
 		// against hnswlib", has the measurements).
-		s.res.Reset(min(max(ef/2, 1), upperBeam))
-		g.searchLayer(st, s, qp, 0, s.entries, 1, noSlot, true)
-		s.entries = append(s.entries[:0], s.res.Entries()...)
-		s.res.Reset(ef)
+		g.searchLayer(st, s, qp, 0, s.entries, 1, noSlot, true, min(max(ef/2, 1), upperBeam))
+		s.entries = s.beam.appendLive(g, st, s.entries[:0])
 	}
 	return true
 }
@@ -535,95 +530,32 @@ func (g *Graph) greedy(st *storage, s *Searcher, qp []float32, own float32, cur 
 	}
 }
 
-// searchLayer is the paper's SEARCH-LAYER: a best-first walk of level l
-// from entries keeping the ef best live nodes in s.res (s.begin set ef).
-// Tombstoned nodes are walked through but kept only with keepDeleted. self,
-// when not noSlot, is the node being inserted, which must not find itself.
-func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool) {
-	var skip uint32 = flagDeleted
-	if keepDeleted {
-		skip = 0
-	}
-	s.newEpoch()
-	s.cand.h = s.cand.h[:0]
-	s.res.Clear()
-	if self != noSlot {
-		s.visit(self)
-	}
-	for _, e := range entries {
-		if s.visit(e.Slot) {
-			s.cand.push(e)
-			if g.flags(st, e.Slot)&skip == 0 {
-				s.res.Push(e)
-			}
-		}
-	}
-	for len(s.cand.h) > 0 {
-		c := s.cand.pop()
-		if s.res.Full() && s.res.Worst().Better(c) {
-			break // nothing left can improve the result set
-		}
-		if l == 0 && s.budget > 0 && s.outOfTime() {
-			break
-		}
-		if l == 0 {
-			g.prefetchNext(st, s)
-		}
-		links := g.readLinks(st, c.Slot, l, s.links)
-		s.prof.expand()
-		s.prof.links(len(links))
-		ids := s.unvisited(links, s.ids)
-		m := len(ids)
-		if m == 0 {
-			continue
-		}
-		scores := s.scores[:m]
-		s.prof.scored(l, m)
-		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
-		g.adjustScores(st, ids, scores, own)
-		for i, n := range ids {
-			// Most neighbours score below the worst kept: refuse them on
-			// the score alone, before reading the id (a tie needs it).
-			sc := scores[i]
-			if s.res.Full() && sc < s.res.Worst().Score {
-				continue
-			}
-			e := score.Entry{Score: sc, Slot: n, ID: g.idOf(st, n)}
-			if s.res.Admits(e) {
-				s.cand.push(e)
-				s.prof.pushed()
-				if g.flags(st, n)&skip == 0 {
-					s.res.Push(e)
-					s.prof.admitted()
-				}
-			}
-		}
-	}
-}
-
 // searchLayerLive is the construction search: it keeps live nodes only,
 // unless every node it reaches is deleted; then it links the new node to
 // those, which still route, rather than leave it unreachable until Compact.
 // It appends what it found to dst, best first.
 func (g *Graph) searchLayerLive(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, dst []score.Entry) []score.Entry {
-	g.searchBuild(st, s, qp, own, entries, l, self, false)
+	efc := g.cfg.EfConstruction
+	g.searchLayer(st, s, qp, own, entries, l, self, false, efc)
 	if s.beam.live == 0 {
-		g.searchBuild(st, s, qp, own, entries, l, self, true)
+		g.searchLayer(st, s, qp, own, entries, l, self, true, efc)
 	}
 	return s.beam.appendLive(g, st, dst)
 }
 
-// searchBuild is searchLayer over a beam of efc (see beam): it expands
-// the same nodes in the same order, so the graph is the one the heaps
-// would build.
-func (g *Graph) searchBuild(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool) {
+// searchLayer is the paper's SEARCH-LAYER: a best-first walk of level l
+// from entries keeping the k best live nodes in s.beam. Deleted nodes are
+// walked through but kept only with keepDeleted. self, when not noSlot,
+// is the node being inserted, which must not find itself. A budgeted
+// search (s.SetBudget) stops expanding level 0 when its time is up.
+func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32, entries []score.Entry, l int, self uint32, keepDeleted bool, k int) {
 	var skip uint32 = flagDeleted
 	if keepDeleted {
 		skip = 0
 	}
 	s.newEpoch()
 	b := &s.beam
-	b.reset(g.cfg.EfConstruction)
+	b.reset(k)
 	if self != noSlot {
 		s.visit(self)
 	}
@@ -638,6 +570,10 @@ func (g *Graph) searchBuild(st *storage, s *Searcher, qp []float32, own float32,
 			break
 		}
 		if l == 0 {
+			if s.budget > 0 && s.budgetSpent() {
+				s.left = 1 + b.unexpanded()
+				break
+			}
 			if n, ok := b.upcoming(); ok {
 				g.prefetchList(st, n)
 			}
@@ -655,6 +591,8 @@ func (g *Graph) searchBuild(st *storage, s *Searcher, qp []float32, own float32,
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
 		g.adjustScores(st, ids, scores, own)
 		for i, n := range ids {
+			// Most neighbours score below the worst kept: refused on the
+			// score alone, before the node's flags are read.
 			sc := scores[i]
 			if sc < b.bound {
 				continue

@@ -18,8 +18,9 @@ type Searcher struct {
 	// every 255 epochs is a few hundred bytes a search.
 	visited []uint8
 	epoch   uint8
-	cand    candHeap
-	res     score.TopK // the ef best live nodes seen
+	beam    beam       // the walk's frontier and result (searchLayer)
+	cand    candHeap   // SearchFiltered's frontier
+	res     score.TopK // SearchFiltered: the ef best live nodes seen
 	pass    score.TopK // SearchFiltered: the best live nodes that pass the filter
 	ranked  score.TopK // SearchRanked: the best by combined score
 	rslots  []uint32   // SearchRanked: nodes the sweep gathers
@@ -52,8 +53,7 @@ type Searcher struct {
 	owns       []float32     // own terms of selQ's queries
 	cands      []score.Entry // a neighbour's candidates when its list overflows
 	entries    []score.Entry // entry points of the next level
-	beam       beam          // the construction search's frontier and result
-	found      []score.Entry // its live nodes, best first
+	found      []score.Entry // a level's search result, best first
 	pscores    []float32     // scores of cands, peers or repair candidates
 	plan       []uint32      // an insert's chosen links, level by level
 	srcs       []uint32      // Build: sources of one target's new links, or a member's peers
@@ -97,16 +97,27 @@ func (s *Searcher) Coverage() (complete bool, covered float64) {
 	return false, float64(s.expanded) / float64(s.expanded+s.left)
 }
 
+// budgetSpent is the clock half of outOfTime: every budgetEvery calls it
+// reads the clock, and once past the budget it marks the search stopped;
+// the caller then counts what was left.
+func (s *Searcher) budgetSpent() bool {
+	if s.expanded%budgetEvery != 0 || time.Since(s.start) < s.budget {
+		s.expanded++
+		return false
+	}
+	s.stopped = true
+	return true
+}
+
 // outOfTime is the budget check before a level-0 expansion of a budgeted
 // search: every budgetEvery expansions it reads the clock, and once past
 // the budget it counts what was left (the node just popped, and the
 // frontier that could still enter the result) and says to stop.
 func (s *Searcher) outOfTime() bool {
-	if s.expanded%budgetEvery != 0 || time.Since(s.start) < s.budget {
-		s.expanded++
+	if !s.budgetSpent() {
 		return false
 	}
-	s.stopped, s.left = true, 1
+	s.left = 1
 	for _, e := range s.cand.h {
 		if !s.res.Full() || !s.res.Worst().Better(e) {
 			s.left++
