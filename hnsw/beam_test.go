@@ -8,7 +8,6 @@ import (
 
 	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/score"
-	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,17 +19,15 @@ func TestBeamWalksAsTheHeaps(t *testing.T) {
 	n := sized(3000, 800)
 	set, err := fixture.Generate("clustered", n, 1, dim)
 	require.NoError(t, err)
-	k, err := kernel.New(nil, dim, kernel.Int8)
-	require.NoError(t, err)
-	stride := k.Stride()
 	r := rand.New(rand.NewPCG(5, 6))
-	recs, adj, ids := make([]byte, n*stride), make([]float32, n), make([]uint64, n)
-	for i := range n {
-		row := set.Row(i)
+	k, recs, adj := int8Records(t, n, dim, func(i int) []float32 {
 		if i%10 == 9 { // an exact copy of an earlier row: equal scores
-			row = set.Row(r.IntN(i))
+			return set.Row(r.IntN(i))
 		}
-		adj[i] = kernel.Encode(kernel.Int8, recs[i*stride:(i+1)*stride], row)
+		return set.Row(i)
+	})
+	ids := make([]uint64, n)
+	for i := range ids {
 		ids[i] = r.Uint64() >> 1 // ids out of slot order
 	}
 	for _, efc := range []int{4, 40, 200} {
@@ -105,18 +102,7 @@ func (g *Graph) heapWalk(st *storage, s *Searcher, qp []float32, own float32, en
 		if l == 0 {
 			g.prefetchNext(st, s)
 		}
-		links := g.readLinks(st, c.Slot, l, s.links)
-		s.prof.expand()
-		s.prof.links(len(links))
-		ids := s.unvisited(links, s.ids)
-		m := len(ids)
-		if m == 0 {
-			continue
-		}
-		scores := s.scores[:m]
-		s.prof.scored(l, m)
-		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
-		g.adjustScores(st, ids, scores, own)
+		ids, scores := g.expand(st, s, qp, own, c.Slot, l)
 		for i, n := range ids {
 			// Most neighbours score below the worst kept: refuse them on
 			// the score alone, before reading the id (a tie needs it).

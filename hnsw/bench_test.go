@@ -14,7 +14,6 @@ import (
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/rank"
 	"github.com/astral-engine/astral/internal/score"
-	"github.com/astral-engine/astral/kernel"
 )
 
 // benchBuild builds d's graph with workers runtime workers plus the caller
@@ -76,14 +75,10 @@ func BenchmarkBuildInt8(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		k, err := kernel.New(nil, dim, kernel.Int8)
-		if err != nil {
-			b.Fatal(err)
-		}
+		k, recs, adj := int8Records(b, n, dim, set.Row)
 		stride := k.Stride()
-		recs, adj, ids := make([]byte, n*stride), make([]float32, n), make([]uint64, n)
-		for i := range n {
-			adj[i] = kernel.Encode(kernel.Int8, recs[i*stride:(i+1)*stride], set.Row(i))
+		ids := make([]uint64, n)
+		for i := range ids {
 			ids[i] = uint64(1000 + i)
 		}
 		b.Run(name, func(b *testing.B) {

@@ -6,7 +6,6 @@ import (
 	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
-	"github.com/astral-engine/astral/kernel"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,12 +17,10 @@ func TestReusedSelectionsChangeNothing(t *testing.T) {
 	n := sized(9000, 1500)
 	set, err := fixture.Generate("clustered", n, 1, dim)
 	require.NoError(t, err)
-	k, err := kernel.New(nil, dim, kernel.Int8)
-	require.NoError(t, err)
+	k, recs, adj := int8Records(t, n, dim, set.Row)
 	stride := k.Stride()
-	recs, adj, ids := make([]byte, n*stride), make([]float32, n), make([]uint64, n)
-	for i := range n {
-		adj[i] = kernel.Encode(kernel.Int8, recs[i*stride:(i+1)*stride], set.Row(i))
+	ids := make([]uint64, n)
+	for i := range ids {
 		ids[i] = uint64(7 + 3*i)
 	}
 	build := func(reuse bool) uint64 {

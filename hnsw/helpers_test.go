@@ -185,3 +185,16 @@ func (d *data) rec2query(i int) []float32 {
 	}
 	return kernel.LayoutQuery(make([]float32, d.k.QueryLen()), dec)
 }
+
+// int8Records encodes n rows of dim components (row(i)) as Int8 records,
+// stride apart, with their multipliers.
+func int8Records(tb testing.TB, n, dim int, row func(i int) []float32) (*kernel.Kernel, []byte, []float32) {
+	k, err := kernel.New(nil, dim, kernel.Int8)
+	require.NoError(tb, err)
+	stride := k.Stride()
+	recs, adj := make([]byte, n*stride), make([]float32, n)
+	for i := range n {
+		adj[i] = kernel.Encode(kernel.Int8, recs[i*stride:(i+1)*stride], row(i))
+	}
+	return k, recs, adj
+}

@@ -578,18 +578,7 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 				g.prefetchList(st, n)
 			}
 		}
-		links := g.readLinks(st, c, l, s.links)
-		s.prof.expand()
-		s.prof.links(len(links))
-		ids := s.unvisited(links, s.ids)
-		m := len(ids)
-		if m == 0 {
-			continue
-		}
-		scores := s.scores[:m]
-		s.prof.scored(l, m)
-		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
-		g.adjustScores(st, ids, scores, own)
+		ids, scores := g.expand(st, s, qp, own, c, l)
 		for i, n := range ids {
 			// Most neighbours score below the worst kept: refused on the
 			// score alone, before the node's flags are read.
@@ -605,6 +594,22 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 			}
 		}
 	}
+}
+
+// expand reads c's links on level l, marks them visited and scores those
+// new to s's search: their slots and scores, empty when there are none.
+func (g *Graph) expand(st *storage, s *Searcher, qp []float32, own float32, c uint32, l int) ([]uint32, []float32) {
+	links := g.readLinks(st, c, l, s.links)
+	s.prof.expand()
+	s.prof.links(len(links))
+	ids := s.unvisited(links, s.ids)
+	scores := s.scores[:len(ids)]
+	if len(ids) > 0 {
+		s.prof.scored(l, len(ids))
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, ids, scores)
+		g.adjustScores(st, ids, scores, own)
+	}
+	return ids, scores
 }
 
 // prepare lays out slot's record as a construction query into dst and
