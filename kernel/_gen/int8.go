@@ -19,8 +19,8 @@ package main
 //
 // AVX-512 accumulates into Z0 (codes 0-31 of each 64) and Z1 (32-63). A
 // lane of Z0+Z1 holds pdim/64 pair sums, and after folding the upper 256
-// bits onto the lower pdim/32 <= 128 of them: the AVX2 bound holds and the
-// AVX2 finish follows.
+// bits onto the lower pdim/32 <= 128 of them: the AVX2 bound holds, and the
+// AVX2 finish follows from the point where its four accumulators are one.
 //
 // Registers: Y0-Y3 (Z0-Z1) accumulators, Y8-Y11 (Z8-Z9) temporaries, X14
 // the scale.
@@ -88,13 +88,11 @@ func (k int8Kind) score(a *asm, fixed bool) {
 		a.i("VPADDD Z1, Z0, Z0")
 		a.i("VEXTRACTI64X4 $1, Z0, Y1")
 		a.i("VPADDD Y1, Y0, Y0")
-		a.i("VPXOR Y1, Y1, Y1")
-		a.i("VPXOR Y2, Y2, Y2")
-		a.i("VPXOR Y3, Y3, Y3")
+	} else {
+		a.i("VPADDD Y1, Y0, Y0")
+		a.i("VPADDD Y3, Y2, Y2")
+		a.i("VPADDD Y2, Y0, Y0")
 	}
-	a.i("VPADDD Y1, Y0, Y0")
-	a.i("VPADDD Y3, Y2, Y2")
-	a.i("VPADDD Y2, Y0, Y0")
 	a.i("VEXTRACTI128 $1, Y0, X1")
 	if fixed {
 		a.i("VPADDD X1, X0, X0")
