@@ -615,16 +615,7 @@ func (g *Graph) expand(st *storage, s *Searcher, qp []float32, own float32, c ui
 // prepare lays out slot's record as a construction query into dst and
 // returns it with the node's own term (see the package comment).
 func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([]float32, float32) {
-	adj := g.adjOf(st, slot)
-	mul, own := float32(1), float32(0)
-	switch g.adjust {
-	case score.AdjustScale:
-		mul = adj
-	case score.AdjustSubtract:
-		mul, own = 2, adj
-	case score.AdjustScaleSubtract:
-		mul, own = 2*math.Float32frombits(st.words[g.head(slot)-1]), adj
-	}
+	mul, own := g.queryTerms(st, slot)
 	switch g.kern.Storage() {
 	case kernel.E5M2:
 		return layoutRecord(dst, g.record(st, slot), mul), own
@@ -639,6 +630,21 @@ func (g *Graph) prepare(st *storage, s *Searcher, slot uint32, dst []float32) ([
 		v[i] = float32(v[i] * mul)
 	}
 	return g.kern.PrepareQuery(dst, v), own
+}
+
+// queryTerms are slot's record's multiplier and own term as a
+// construction query.
+func (g *Graph) queryTerms(st *storage, slot uint32) (mul, own float32) {
+	adj := g.adjOf(st, slot)
+	switch g.adjust {
+	case score.AdjustScale:
+		return adj, 0
+	case score.AdjustSubtract:
+		return 2, adj
+	case score.AdjustScaleSubtract:
+		return 2 * math.Float32frombits(st.words[g.head(slot)-1]), adj
+	}
+	return 1, 0
 }
 
 // layoutRecord decodes rec (a multiple of kernel.GroupLen components),
@@ -694,34 +700,45 @@ func (g *Graph) buffers(s *Searcher) {
 // must be sorted best first with scores seen from the base node. The kept
 // nodes are returned in s.sel (best first).
 //
-// s.clean may name candidates that an earlier run kept together, from the
-// same base and with the same scores: none of them was closer to another
-// one before it than to the base, so a clean candidate is weighed against
-// the kept nodes that are not clean only, and the choice is the same.
+// With s.marked, the candidates carrying the visited mark of s's epoch
+// are clean: an earlier run kept them together, from the same base and
+// with the same scores, so none was closer to another one before it than
+// to the base. Int8 then weighs a clean candidate against the kept nodes
+// that are not clean only, and the choice is the same.
 func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m int) []score.Entry {
 	ql := g.kern.QueryLen()
 	sel, pruned := s.sel[:0], s.pruned[:0]
 	kept := s.selSlots[:0]
-	fresh := s.freshSlots[:0] // the kept nodes not in s.clean
-	owns := s.owns[:0]        // own terms of the kept nodes' queries
+	owns := s.owns[:0] // own terms of the kept nodes' queries
 	byCandidate := g.kern.Storage() == kernel.Int8
-	for _, e := range cands {
+	// A clean candidate's worst (highest) score against the fresh kept
+	// nodes before it: each fresh node, once kept, scores all the clean
+	// candidates after it in one call (scoreColumn).
+	columns := byCandidate && s.marked
+	var worst []float32
+	if columns {
+		worst = s.selWorst[:0]
+		for range cands {
+			worst = append(worst, float32(math.Inf(-1)))
+		}
+		s.selWorst = worst
+	}
+	for j, e := range cands {
 		if len(sel) >= m {
 			break
 		}
 		good := true
-		against := kept
-		if byCandidate && len(s.clean) > 0 && contains(s.clean, e.Slot) {
-			against = fresh
-		}
-		if len(against) > 0 {
-			out := s.selOut[:len(against)]
+		clean := columns && s.visited[e.Slot] == s.epoch
+		if clean {
+			good = !(worst[j] > e.Score)
+		} else if len(kept) > 0 {
+			out := s.selOut[:len(kept)]
 			if byCandidate {
 				// A record is a query at the cost of a copy: e as the
 				// query, the kept nodes gathered in one call.
 				qp, own := g.prepare(st, s, e.Slot, s.selScratch)
-				g.kern.ScanIDs(qp, st.bytes, g.bstride, against, out)
-				g.adjustScores(st, against, out, own)
+				g.kern.ScanIDs(qp, st.bytes, g.bstride, kept, out)
+				g.adjustScores(st, kept, out, own)
 			} else {
 				// One call scores e against every kept node's query (a
 				// batch decodes e's record once), the same bits as one
@@ -745,8 +762,8 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 			continue
 		}
 		sel, kept = append(sel, e), append(kept, e.Slot)
-		if len(s.clean) > 0 && !contains(s.clean, e.Slot) {
-			fresh = append(fresh, e.Slot)
+		if columns && !clean && len(sel) < m {
+			g.scoreColumn(st, s, e.Slot, cands[j+1:], worst[j+1:])
 		}
 		if !byCandidate && len(sel) < m {
 			_, own := g.prepare(st, s, e.Slot, s.selQ[(len(sel)-1)*ql:len(sel)*ql])
@@ -759,8 +776,39 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		sel = append(sel, e)
 	}
-	s.sel, s.pruned, s.owns, s.selSlots, s.freshSlots = sel, pruned, owns, kept, fresh
+	s.sel, s.pruned, s.owns, s.selSlots = sel, pruned, owns, kept
 	return sel
+}
+
+// scoreColumn raises worst[i] to the score of each clean rest[i] as the
+// query against the Int8 record of k, bit for bit what selectNeighbors'
+// row would give: an Int8 score is float32(the integer dot) times the
+// query's multiplier, so one call with k's codes as the query (multiplier
+// 1) yields the integer dots of all of them, and each candidate's own
+// multiplier and term follow as its row applies them.
+func (g *Graph) scoreColumn(st *storage, s *Searcher, k uint32, rest []score.Entry, worst []float32) {
+	targets, at := s.colSlots[:0], s.colAt[:0]
+	for i, e := range rest {
+		if s.visited[e.Slot] == s.epoch {
+			targets, at = append(targets, e.Slot), append(at, int32(i))
+		}
+	}
+	s.colSlots, s.colAt = targets, at
+	if len(targets) == 0 {
+		return
+	}
+	qp := kernel.Int8RecordQuery(s.selScratch, g.record(st, k), 1)
+	if cap(s.colOut) < len(targets) {
+		s.colOut = make([]float32, len(targets))
+	}
+	dots := s.colOut[:len(targets)]
+	g.kern.ScanIDs(qp, st.bytes, g.bstride, targets, dots)
+	for i, t := range targets {
+		mul, own := g.queryTerms(st, t)
+		if sc := g.scoreOf(st, k, float32(dots[i]*mul), own); sc > worst[at[i]] {
+			worst[at[i]] = sc
+		}
+	}
 }
 
 // ownLinks is how many links an inserted node selects on level l.
@@ -917,9 +965,11 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		cands = append(cands, g.entryOf(st, id, scores[i], own))
 	}
 	score.Sort(cands)
-	s.clean = append(s.clean[:0], ids[:clean]...)
+	if clean > 0 {
+		s.mark(st.cap, ids[:clean])
+	}
 	sel := g.selectNeighbors(st, s, cands, maxL)
-	s.clean = s.clean[:0]
+	s.marked = false
 	g.writeLinks(st, n, l, slots(buf[:0], sel))
 	s.cands = cands
 	if g.cfg.KeepPruned {

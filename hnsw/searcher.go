@@ -43,8 +43,11 @@ type Searcher struct {
 	selQ       []float32          // laid-out queries of the neighbours selected so far
 	selOut     []float32          // a candidate's dots against them
 	selSlots   []uint32           // the neighbours selected so far
-	freshSlots []uint32           // those not in clean
-	clean      []uint32           // addLinks: the list's links an earlier selection chose together
+	marked     bool               // selectNeighbors: clean candidates carry the visited mark
+	selWorst   []float32          // selectNeighbors: clean candidates' worst scores against fresh kept nodes
+	colSlots   []uint32           // scoreColumn: the clean candidates it scores
+	colAt      []int32            // their places among the candidates
+	colOut     []float32          // their dots
 	addBuf     [2*MaxM + 1]uint32 // addLinks: a list and the links it gains
 	selScratch []float32          // the batch kernel's scratch
 	dec        []float32          // a record decoded by prepare (kinds other than E5M2; padded dimension)
@@ -151,6 +154,20 @@ func (s *Searcher) newEpoch() {
 		clear(s.visited)
 		s.epoch = 1
 	}
+}
+
+// mark starts a new visited set holding slots (of a graph of n slots) and
+// sets marked.
+func (s *Searcher) mark(n int, slots []uint32) {
+	if len(s.visited) < n {
+		s.visited = make([]uint8, n)
+		s.epoch = 0
+	}
+	s.newEpoch()
+	for _, x := range slots {
+		s.visited[x] = s.epoch
+	}
+	s.marked = true
 }
 
 // visit marks slot and reports whether it was new to this search.

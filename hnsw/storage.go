@@ -235,19 +235,27 @@ func (g *Graph) writeLinks(st *storage, slot uint32, l int, ids []uint32) {
 		// first makes the version odd, the second even again and swaps
 		// the count (which only lock holders change) for the new one.
 		old := atomic.AddUint32(state, verOne) & countMask
-		for i, id := range ids {
-			atomic.StoreUint32(&links[i], id)
-		}
+		storeLinks(links, ids)
 		atomic.AddUint32(state, verOne+uint32(len(ids))-old)
 		return
 	}
 	seq, count, links := g.upperList(st, slot, l)
 	atomic.AddUint32(seq, 1)
-	for i, id := range ids {
-		atomic.StoreUint32(&links[i], id)
-	}
+	storeLinks(links, ids)
 	atomic.StoreUint32(count, uint32(len(ids)))
 	atomic.AddUint32(seq, 1)
+}
+
+// storeLinks writes ids over the start of links, skipping the words that
+// already hold their value: an atomic store is a locked exchange on amd64,
+// and a list gaining links or re-selected keeps most of its words. Only
+// lock holders write links, so a word read equal stays equal.
+func storeLinks(links, ids []uint32) {
+	for i, id := range ids {
+		if atomic.LoadUint32(&links[i]) != id {
+			atomic.StoreUint32(&links[i], id)
+		}
+	}
 }
 
 // grow makes room for slots more nodes and upWords more upper words. It
