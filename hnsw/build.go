@@ -115,7 +115,7 @@ var _ = uint(1<<24 - maxBatch*(2*MaxM+maxLevel*MaxM))
 const (
 	phaseInsert = iota // concurrent: insert inputs
 	phasePlan          // batches: choose each member's neighbours
-	phaseLink          // batches: add the reverse links of one target
+	phaseLink          // batches: add the reverse links, linkChunk targets at a time
 )
 
 // edge is a reverse link to add: src into dst's list at level.
@@ -153,24 +153,37 @@ func (b *builder) RunPart(i int) {
 			}
 			b.plan(s, b.lo+k)
 		case phaseLink:
-			if k >= len(b.groups)-1 {
+			// Targets go linkChunk at a time: one is often a single
+			// append, cheaper than taking the counter's cache line from
+			// the other participant.
+			lo := k * linkChunk
+			if lo >= len(b.groups)-1 {
 				return
 			}
-			run := b.edges[b.groups[k]:b.groups[k+1]]
-			srcs := s.srcs[:0]
-			for _, e := range run {
-				srcs = append(srcs, e.src)
+			for t := lo; t < min(lo+linkChunk, len(b.groups)-1); t++ {
+				b.link(s, b.edges[b.groups[t]:b.groups[t+1]])
 			}
-			s.srcs = srcs
-			dst := run[0].dst
-			if run[0].level > 0 || int(dst) >= len(b.clean) { // a node another Build added
-				b.g.addLinks(b.st, s, dst, run[0].level, srcs, 0)
-				continue
-			}
-			// One participant owns dst in this phase.
-			b.clean[dst] = uint8(b.g.addLinks(b.st, s, dst, 0, srcs, int(b.clean[dst])))
 		}
 	}
+}
+
+// linkChunk is how many targets a participant takes at once in a link phase.
+const linkChunk = 16
+
+// link adds the reverse links of one target: run, its edges.
+func (b *builder) link(s *Searcher, run []edge) {
+	srcs := s.srcs[:0]
+	for _, e := range run {
+		srcs = append(srcs, e.src)
+	}
+	s.srcs = srcs
+	dst := run[0].dst
+	if run[0].level > 0 || int(dst) >= len(b.clean) { // a node another Build added
+		b.g.addLinks(b.st, s, dst, run[0].level, srcs, 0)
+		return
+	}
+	// One participant owns dst in this phase.
+	b.clean[dst] = uint8(b.g.addLinks(b.st, s, dst, 0, srcs, int(b.clean[dst])))
 }
 
 // concurrent inserts the inputs on all participants at once; a small graph
