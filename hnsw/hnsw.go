@@ -729,27 +729,18 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		good := true
 		clean := columns && s.visited[e.Slot] == s.epoch
-		if clean {
+		switch {
+		case clean:
 			good = !(worst[j] > e.Score)
-		} else if len(kept) > 0 {
+		case len(kept) > 0 && byCandidate:
+			good = g.fartherThanKept(st, s, e, kept)
+		case len(kept) > 0:
+			// One call scores e against every kept node's query (a batch
+			// decodes e's record once), the same bits as one Scan each.
 			out := s.selOut[:len(kept)]
-			if byCandidate {
-				// A record is a query at the cost of a copy: e as the
-				// query, the kept nodes gathered in one call.
-				qp, own := g.prepare(st, s, e.Slot, s.selScratch)
-				g.kern.ScanIDs(qp, st.bytes, g.bstride, kept, out)
-				g.adjustScores(st, kept, out, own)
-			} else {
-				// One call scores e against every kept node's query (a
-				// batch decodes e's record once), the same bits as one
-				// Scan each.
-				g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), g.record(st, e.Slot), s.selScratch, out)
-				for j, dot := range out {
-					out[j] = g.scoreOf(st, e.Slot, dot, owns[j])
-				}
-			}
-			for _, sc := range out {
-				if sc > e.Score {
+			g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), g.record(st, e.Slot), s.selScratch, out)
+			for j, dot := range out {
+				if g.scoreOf(st, e.Slot, dot, owns[j]) > e.Score {
 					good = false // e is closer to a kept node than to the base
 					break
 				}
@@ -778,6 +769,28 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 	}
 	s.sel, s.pruned, s.owns, s.selSlots = sel, pruned, owns, kept
 	return sel
+}
+
+// fartherThanKept reports whether Int8 candidate e scores no higher
+// against any kept node than against the base. A record is a query at the
+// cost of a copy: e as the query, the kept nodes gathered a few at a time,
+// 2 then twice as many each call, since a pruned candidate is most often
+// closer to one of the first kept nodes (the nearest to the base) and the
+// rest of its scores would go unused.
+func (g *Graph) fartherThanKept(st *storage, s *Searcher, e score.Entry, kept []uint32) bool {
+	qp, own := g.prepare(st, s, e.Slot, s.selScratch)
+	for lo, n := 0, 2; lo < len(kept); lo, n = lo+n, 2*n {
+		part := kept[lo:min(lo+n, len(kept))]
+		out := s.selOut[:len(part)]
+		g.kern.ScanIDs(qp, st.bytes, g.bstride, part, out)
+		g.adjustScores(st, part, out, own)
+		for _, sc := range out {
+			if sc > e.Score {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scoreColumn raises worst[i] to the score of each clean rest[i] as the
