@@ -1,6 +1,8 @@
 package hnsw
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/astral-engine/astral/internal/fixture"
@@ -60,4 +62,98 @@ func TestReusedSelectionsChangeNothing(t *testing.T) {
 		}
 		require.Equal(t, build(false), build(true), "adjust %v", adjust)
 	}
+}
+
+// TestInt8SelectsAsRows: the Int8 heuristic (kept nodes gathered a few at
+// a time, clean candidates scored by column) keeps what the one-by-one
+// check (rowSelect) keeps, for every adjustment, for lists of a new
+// node's size and of a full list, with and without clean marks.
+func TestInt8SelectsAsRows(t *testing.T) {
+	const dim = 48
+	n := sized(3000, 800)
+	set, err := fixture.Generate("spectral", n, 1, dim)
+	require.NoError(t, err)
+	k, recs, scale := int8Records(t, n, dim, set.Row)
+	ids := make([]uint64, n)
+	terms := make([]float32, n)
+	for i := range ids {
+		ids[i] = uint64(11 + 5*i)
+		terms[i] = float32(i%89) / 97
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, adjust := range []score.Adjust{score.AdjustNone, score.AdjustScale, score.AdjustSubtract, score.AdjustScaleSubtract} {
+		var adj, mul []float32
+		switch adjust {
+		case score.AdjustScale:
+			adj = scale
+		case score.AdjustSubtract:
+			adj = terms
+		case score.AdjustScaleSubtract:
+			adj, mul = terms, scale
+		}
+		g, err := New(k, adjust, Config{M: 8, Seed: 3})
+		require.NoError(t, err)
+		require.NoError(t, g.Build(ids, recs, adj, mul, nil, nil, true))
+		st := g.st.Load()
+		s := g.scratch()
+		for q := 0; q < n; q += max(1, n/100) {
+			slot := uint32(q)
+			g.buffers(s)
+			qp, own := g.prepare(st, s, slot, s.q)
+			s.begin(st.cap, g.maxM0, g.cfg.EfConstruction)
+			entries := []score.Entry{g.score1(st, s, qp, own, uint32(r.IntN(n)))}
+			cands := g.searchLayerLive(st, s, qp, own, entries, 0, slot, nil)
+			for _, m := range []int{g.ownM0, g.maxM0} {
+				want := g.rowSelect(st, s, cands, m, nil)
+				s.marked = false
+				require.Equal(t, want, slices.Clone(g.selectNeighbors(st, s, cands, m)), "adjust %v m %d", adjust, m)
+				// A choice among part of the candidates is clean.
+				var part []score.Entry
+				for _, e := range cands {
+					if r.IntN(3) > 0 {
+						part = append(part, e)
+					}
+				}
+				clean := slots(nil, g.rowSelect(st, s, part, m, nil))
+				require.Equal(t, want, g.rowSelect(st, s, cands, m, clean), "the row check with marks")
+				s.mark(st.cap, clean)
+				got := slices.Clone(g.selectNeighbors(st, s, cands, m))
+				s.marked = false
+				require.Equal(t, want, got, "adjust %v m %d, %d clean", adjust, m, len(clean))
+			}
+		}
+		g.release(s)
+	}
+}
+
+// rowSelect is the Int8 heuristic checked one candidate at a time, each
+// the query against every kept node (the clean ones only against those
+// not clean): the reference selectNeighbors must match.
+func (g *Graph) rowSelect(st *storage, s *Searcher, cands []score.Entry, m int, clean []uint32) []score.Entry {
+	var sel []score.Entry
+	var kept []uint32
+	q := make([]float32, g.kern.QueryLen())
+	for _, e := range cands {
+		if len(sel) >= m {
+			break
+		}
+		qp, own := g.prepare(st, s, e.Slot, q)
+		good := true
+		for _, k := range kept {
+			if contains(clean, e.Slot) && contains(clean, k) {
+				continue
+			}
+			out := []float32{0}
+			g.kern.ScanIDs(qp, st.bytes, g.bstride, []uint32{k}, out)
+			g.adjustScores(st, []uint32{k}, out, own)
+			if out[0] > e.Score {
+				good = false
+				break
+			}
+		}
+		if good {
+			sel, kept = append(sel, e), append(kept, e.Slot)
+		}
+	}
+	return sel
 }
