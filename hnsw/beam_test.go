@@ -41,10 +41,7 @@ func TestBeamWalksAsTheHeaps(t *testing.T) {
 		s := g.scratch()
 		for q := 1; q < n; q += max(1, n/150) {
 			slot := uint32(q)
-			g.buffers(s)
-			qp, own := g.prepare(st, s, slot, s.q)
-			s.begin(st.cap, g.maxM0, g.cfg.EfConstruction)
-			entries := []score.Entry{g.score1(st, s, qp, own, uint32(r.IntN(n)))}
+			qp, own, entries := g.constructionQuery(st, s, slot, r)
 			for _, keep := range []bool{false, true} {
 				g.heapWalk(st, s, qp, own, entries, 0, slot, keep)
 				want := slices.Clone(s.res.Sorted())

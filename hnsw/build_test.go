@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
@@ -18,26 +17,14 @@ import (
 func TestReusedSelectionsChangeNothing(t *testing.T) {
 	const dim = 100
 	n := sized(6000, 1200)
-	set, err := fixture.Generate("clustered", n, 1, dim)
-	require.NoError(t, err)
-	k, recs, scale := int8Records(t, n, dim, set.Row)
+	k, recs, scale := fixtureInt8(t, "clustered", n, dim)
 	stride := k.Stride()
 	ids := make([]uint64, n)
-	terms := make([]float32, n) // subtracted terms, as norms would be
 	for i := range ids {
 		ids[i] = uint64(7 + 3*i)
-		terms[i] = float32(i%97) / 193
 	}
-	for _, adjust := range []score.Adjust{score.AdjustNone, score.AdjustScale, score.AdjustSubtract, score.AdjustScaleSubtract} {
-		var adj, mul []float32
-		switch adjust {
-		case score.AdjustScale:
-			adj = scale
-		case score.AdjustSubtract:
-			adj = terms
-		case score.AdjustScaleSubtract:
-			adj, mul = terms, scale
-		}
+	for _, adjust := range allAdjusts {
+		adj, mul := adjustInputs(adjust, scale)
 		build := func(reuse bool) uint64 {
 			was := reuseSelections
 			reuseSelections = reuse
@@ -71,26 +58,14 @@ func TestReusedSelectionsChangeNothing(t *testing.T) {
 func TestInt8SelectsAsRows(t *testing.T) {
 	const dim = 48
 	n := sized(3000, 800)
-	set, err := fixture.Generate("spectral", n, 1, dim)
-	require.NoError(t, err)
-	k, recs, scale := int8Records(t, n, dim, set.Row)
+	k, recs, scale := fixtureInt8(t, "spectral", n, dim)
 	ids := make([]uint64, n)
-	terms := make([]float32, n)
 	for i := range ids {
 		ids[i] = uint64(11 + 5*i)
-		terms[i] = float32(i%89) / 97
 	}
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, adjust := range []score.Adjust{score.AdjustNone, score.AdjustScale, score.AdjustSubtract, score.AdjustScaleSubtract} {
-		var adj, mul []float32
-		switch adjust {
-		case score.AdjustScale:
-			adj = scale
-		case score.AdjustSubtract:
-			adj = terms
-		case score.AdjustScaleSubtract:
-			adj, mul = terms, scale
-		}
+	for _, adjust := range allAdjusts {
+		adj, mul := adjustInputs(adjust, scale)
 		g, err := New(k, adjust, Config{M: 8, Seed: 3})
 		require.NoError(t, err)
 		require.NoError(t, g.Build(ids, recs, adj, mul, nil, nil, true))
@@ -98,10 +73,7 @@ func TestInt8SelectsAsRows(t *testing.T) {
 		s := g.scratch()
 		for q := 0; q < n; q += max(1, n/100) {
 			slot := uint32(q)
-			g.buffers(s)
-			qp, own := g.prepare(st, s, slot, s.q)
-			s.begin(st.cap, g.maxM0, g.cfg.EfConstruction)
-			entries := []score.Entry{g.score1(st, s, qp, own, uint32(r.IntN(n)))}
+			qp, own, entries := g.constructionQuery(st, s, slot, r)
 			cands := g.searchLayerLive(st, s, qp, own, entries, 0, slot, nil)
 			for _, m := range []int{g.ownM0, g.maxM0} {
 				want := g.rowSelect(st, s, cands, m, nil)

@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -197,4 +198,41 @@ func int8Records(tb testing.TB, n, dim int, row func(i int) []float32) (*kernel.
 		adj[i] = kernel.Encode(kernel.Int8, recs[i*stride:(i+1)*stride], row(i))
 	}
 	return k, recs, adj
+}
+
+// allAdjusts lists every adjustment a graph can apply.
+var allAdjusts = []score.Adjust{score.AdjustNone, score.AdjustScale, score.AdjustSubtract, score.AdjustScaleSubtract}
+
+// adjustInputs are Build's adjust values and multipliers under adjust:
+// the records' scales, subtracted terms (as norms would be), or both.
+func adjustInputs(adjust score.Adjust, scale []float32) (adj, mul []float32) {
+	terms := make([]float32, len(scale))
+	for i := range terms {
+		terms[i] = float32(i%97) / 193
+	}
+	switch adjust {
+	case score.AdjustScale:
+		return scale, nil
+	case score.AdjustSubtract:
+		return terms, nil
+	case score.AdjustScaleSubtract:
+		return terms, scale
+	}
+	return nil, nil
+}
+
+// constructionQuery lays out slot's record as an insert's query and
+// starts s's search from one random node: its query, own term and entry.
+func (g *Graph) constructionQuery(st *storage, s *Searcher, slot uint32, r *rand.Rand) ([]float32, float32, []score.Entry) {
+	g.buffers(s)
+	qp, own := g.prepare(st, s, slot, s.q)
+	s.begin(st.cap, g.maxM0, g.cfg.EfConstruction)
+	return qp, own, []score.Entry{g.score1(st, s, qp, own, uint32(r.IntN(st.n)))}
+}
+
+// fixtureInt8 is n rows of a fixture as Int8 records.
+func fixtureInt8(tb testing.TB, name string, n, dim int) (*kernel.Kernel, []byte, []float32) {
+	set, err := fixture.Generate(name, n, 1, dim)
+	require.NoError(tb, err)
+	return int8Records(tb, n, dim, set.Row)
 }
