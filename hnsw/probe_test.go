@@ -3,6 +3,7 @@
 package hnsw
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -21,7 +22,9 @@ import (
 //
 //	go test -tags hnswprof -run ProbeProfile -v ./hnsw/
 //
-// (PROBE_N, PROBE_DIMS and PROBE_EF resize it). The counters exist only
+// (PROBE_N, PROBE_DIMS, PROBE_EF and PROBE_FIXTURES resize it;
+// PROBE_OWN_M0 sets how many level-0 links an inserted node selects, to
+// weigh that choice by work rather than time). The counters exist only
 // under the hnswprof tag, so the library's search loop carries none.
 func TestProbeProfile(t *testing.T) {
 	n := envInt("PROBE_N", 20000)
@@ -29,13 +32,20 @@ func TestProbeProfile(t *testing.T) {
 	efs := envInts("PROBE_EF", []int{64, 128, 256})
 	fmt.Printf("%-9s %4s %4s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "fixture", "dim", "ef", "recallq",
 		"expand", "links", "scored0", "scoredUp", "pushes", "admitted", "us/query", "ns/eval")
-	for _, name := range []string{"spectral", "clustered"} {
+	ownM0 := envInt("PROBE_OWN_M0", 0)
+	for _, name := range strings.Split(cmp.Or(os.Getenv("PROBE_FIXTURES"), "spectral,clustered"), ",") {
 		for _, dim := range dims {
 			d := load(t, name, n, 200, dim, score.AdjustScale)
 			p, err := pool.New(pool.Options{Workers: 1})
 			require.NoError(t, err)
 			g := newGraph(t, d, Config{Seed: 1})
+			if ownM0 > 0 {
+				require.LessOrEqual(t, ownM0, g.maxM0)
+				g.ownM0 = ownM0
+			}
+			start := time.Now()
 			require.NoError(t, g.Build(d.ids, d.recs, d.adj, nil, nil, p, true))
+			fmt.Printf("%s %d: own level-0 links %d, build %.2f s\n", name, dim, g.ownM0, time.Since(start).Seconds())
 			p.Close()
 			truth := exact(t, d, nil, 10)
 			for _, ef := range efs {
