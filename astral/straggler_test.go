@@ -14,21 +14,27 @@ import (
 
 // straggler holds flat participant 0 (a worker's share with one worker)
 // before its first block of one budgeted search, as if the OS had
-// descheduled its thread mid-share, until release is closed.
+// descheduled its thread mid-share, until release is closed. If
+// holdBackup is set, it also runs once before the first block of the
+// caller's backup of that share (participant 2 with one worker).
 type straggler struct {
-	armed   atomic.Bool
-	began   chan struct{}
-	release chan struct{}
-	once    sync.Once
+	armed, backupArmed atomic.Bool
+	began              chan struct{}
+	release            chan struct{}
+	once               sync.Once
 }
 
-func holdWorker(t *testing.T) *straggler {
+func holdWorker(t *testing.T, holdBackup func(*straggler)) *straggler {
 	s := &straggler{began: make(chan struct{}), release: make(chan struct{})}
 	s.armed.Store(true)
+	s.backupArmed.Store(holdBackup != nil)
 	flat.TestBlockHook = func(participant int) {
 		if participant == 0 && s.armed.CompareAndSwap(true, false) {
 			close(s.began)
 			<-s.release
+		}
+		if participant == 2 && s.backupArmed.CompareAndSwap(true, false) {
+			holdBackup(s)
 		}
 	}
 	// A failing test must not leave the worker held: Close would wait.
@@ -45,12 +51,53 @@ func (x *Index) freeContexts() int {
 	return len(x.ctxs)
 }
 
+// TestQueryWithinBacksUpStraggler: with a worker held mid-share and time
+// to spare, the caller scans that share again itself and returns the
+// exact answer, complete, long before the deadline; the worker, left
+// running, ends once freed and a writer then goes ahead.
+func TestQueryWithinBacksUpStraggler(t *testing.T) {
+	s := budgetData(KindFlat, 14)
+	x := s.index(t, newRuntime(t, 1))
+	q := randomVectors(rand.New(rand.NewPCG(14, 9)), 1, s.dim)
+	want, _, err := x.QueryWith(nil, q, QueryOptions{K: 10})
+	require.NoError(t, err)
+
+	h := holdWorker(t, nil)
+	budget := 20 * time.Second
+	start := time.Now()
+	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
+	took := time.Since(start)
+	require.NoError(t, err)
+	select {
+	case <-h.began:
+	default:
+		t.Fatal("the worker never began its share")
+	}
+	require.Less(t, took, budget/2, "returned without waiting for the held worker")
+	require.True(t, cov.Complete)
+	require.Equal(t, 1.0, cov.Covered)
+	require.Equal(t, want, got, "the backup's answer is the exact one, to the bit")
+
+	added := make(chan error, 1)
+	go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
+	select {
+	case err := <-added:
+		t.Fatalf("Add finished while the straggler read the index: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.free()
+	require.NoError(t, <-added)
+	require.NoError(t, x.Close())
+}
+
 // TestQueryWithinLeavesStragglerBehind: a worker held mid-share past the
-// deadline does not hold the caller: QueryWithin returns by the deadline
-// with a valid answer from the shares that finished (covered counts only
-// those). The straggler keeps the index readable (a writer waits for it)
-// and its query context out of use until it ends; meanwhile queries and
-// a save run, and then Add, Remove, Save and Close work.
+// deadline, with the caller's backup of its share held there too, does not
+// hold the caller: QueryWithin returns by the deadline with a valid answer
+// from the caller's share and the one block its backup scanned (covered
+// counts only those). The straggler keeps the index readable (a writer
+// waits for it) and its query context out of use until it ends;
+// meanwhile queries and a save run, and then Add, Remove, Save and Close
+// work.
 func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	s := budgetData(KindFlat, 12)
 	x := s.index(t, newRuntime(t, 1))
@@ -61,8 +108,8 @@ func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	require.NoError(t, err)
 	free := x.freeContexts()
 
-	h := holdWorker(t)
 	budget := 30 * time.Millisecond
+	h := holdWorker(t, func(*straggler) { time.Sleep(budget) })
 	start := time.Now()
 	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
 	took := time.Since(start)
@@ -76,7 +123,8 @@ func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	requireValidSubset(t, all, got, []any{"straggler"})
 	require.False(t, cov.Complete)
 	n := x.Len()
-	require.LessOrEqual(t, cov.Covered, float64(n-n/2)/float64(n), "only the caller's share is counted")
+	const block = 256 // flat's chunk
+	require.LessOrEqual(t, cov.Covered, float64(n-n/2+block)/float64(n), "only the caller's share and a block of the backup count")
 	require.Equal(t, free-1, x.freeContexts(), "the straggler's context is not reused")
 
 	// While it is held: queries run (on the caller alone, the pool busy).
@@ -127,7 +175,7 @@ func TestQueryWithinWaitsForStragglerBeforeWriter(t *testing.T) {
 	all, _, err := x.QueryWith(nil, q, QueryOptions{K: MaxK})
 	require.NoError(t, err)
 
-	h := holdWorker(t)
+	h := holdWorker(t, func(s *straggler) { <-s.release })
 	budget := 300 * time.Millisecond // for the writer to be waiting by then
 	added := make(chan error, 1)
 	var freedAt atomic.Int64

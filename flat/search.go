@@ -29,11 +29,15 @@ type part struct {
 // laid-out queries and every participant's top-k. A Searcher serves one
 // query at a time; keep one per goroutine or in a free list.
 type Searcher struct {
-	qps    []float32
-	parts  []part
-	merged score.TopK
-	job    job
-	rank   *rank.Scorer // the next searches' ranking; nil: by similarity
+	qps   []float32
+	parts []part
+	// backups[i] is the caller's backup of worker participant i's share in
+	// a budgeted search (pool.Backer); used where that participant did not
+	// end its share in time.
+	backups []part
+	merged  score.TopK
+	job     job
+	rank    *rank.Scorer // the next searches' ranking; nil: by similarity
 	// The budget of the next searches (0: none) and what the last one did.
 	start      time.Time
 	budget     time.Duration
@@ -286,10 +290,13 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 		m := &s.merged
 		m.Reset(kk)
 		for i := 0; i < s.job.nparts; i++ {
-			if j.budget > 0 && (s.parts[i].left || !s.parts[i].ran) {
-				continue // left running, or not begun by the deadline
+			pt := &s.parts[i]
+			if j.budget > 0 {
+				if pt = s.budgetedPart(i); pt == nil {
+					continue // left running or not begun by the deadline, and not backed up
+				}
 			}
-			for _, e := range s.parts[i].top[q].Entries() {
+			for _, e := range pt.top[q].Entries() {
 				m.Push(e)
 			}
 		}
@@ -306,8 +313,14 @@ func (x *Index) run(s *Searcher, p *pool.Pool, j job, dst []score.Result, counts
 // run; if the pool is busy the caller scans everything as one part.
 func (x *Index) runBudgeted(s *Searcher, p *pool.Pool) {
 	j := &s.job
+	if len(s.backups) < j.nparts-1 {
+		s.backups = make([]part, j.nparts-1)
+	}
 	for i := range j.nparts {
 		s.parts[i].ran, s.parts[i].left, s.parts[i].done = false, false, 0
+		if i < j.nparts-1 {
+			s.backups[i].ran, s.backups[i].done = false, 0
+		}
 	}
 	if j.nparts == 1 || !p.RunBy(j, j.nparts, j.start, j.budget) {
 		j.nparts = 1
@@ -315,10 +328,35 @@ func (x *Index) runBudgeted(s *Searcher, p *pool.Pool) {
 	}
 	s.done = 0
 	for i := range j.nparts {
-		if pt := &s.parts[i]; !pt.left && pt.ran {
+		if pt := s.budgetedPart(i); pt != nil {
 			s.done += pt.done
 		}
 	}
+}
+
+// budgetedPart is what a budgeted search merges for participant i: its
+// own part if it ran and was not left running, else the caller's backup
+// of its share if one ran, else nothing.
+func (s *Searcher) budgetedPart(i int) *part {
+	// left first: a part left running is still the worker's to write.
+	if pt := &s.parts[i]; !pt.left && pt.ran {
+		return pt
+	}
+	if i < s.job.nparts-1 && s.backups[i].ran {
+		return &s.backups[i]
+	}
+	return nil
+}
+
+// Backup runs worker participant i's share again on the caller, into
+// s.backups[i], until it is whole (true), the worker ends it, or the
+// deadline (pool.Backer).
+func (j *job) Backup(i int, w pool.Watch) bool {
+	pt := &j.s.backups[i]
+	j.prepare(pt)
+	pt.ran = true
+	lo, hi := j.share(i)
+	return j.runBlocks(pt, i, lo, hi, w)
 }
 
 // Leave lets participant i run on past the deadline, held by the
@@ -349,28 +387,15 @@ func (j *job) Left(_ int, panicked any) {
 // RunPart runs participant i's share: a range of records, or of the
 // candidates.
 func (j *job) RunPart(i int) {
-	x, pt := j.x, &j.s.parts[i]
+	pt := &j.s.parts[i]
+	j.prepare(pt)
 	pt.ran = true
-	n := len(x.ids)
-	kk := min(j.k, n)
-	for q := 0; q < j.nq; q++ {
-		pt.top[q].Reset(kk)
-	}
-	if n == 0 {
+	if len(j.x.ids) == 0 {
 		return
 	}
-	if cap(pt.scores) < chunk*j.nq {
-		pt.scores = make([]float32, chunk*MaxBatch)
-	}
-	if j.nq > 1 && cap(pt.scratch) < x.kern.QueryLen() {
-		pt.scratch = make([]float32, x.kern.QueryLen())
-	}
-	if j.plan != planAll && cap(pt.sel) < 2*chunk {
-		pt.sel = make([]uint32, 2*chunk) // a chunk pending and the next one
-	}
-	lo, hi := n*i/j.nparts, n*(i+1)/j.nparts
+	lo, hi := j.share(i)
 	if j.budget > 0 {
-		j.runBlocks(pt, i, lo, hi)
+		j.runBlocks(pt, i, lo, hi, pool.Watch{})
 		return
 	}
 	switch j.plan {
@@ -385,12 +410,38 @@ func (j *job) RunPart(i int) {
 	}
 }
 
+// prepare empties pt's top-k lists and sizes its scratch for the job.
+func (j *job) prepare(pt *part) {
+	x := j.x
+	kk := min(j.k, len(x.ids))
+	for q := 0; q < j.nq; q++ {
+		pt.top[q].Reset(kk)
+	}
+	if cap(pt.scores) < chunk*j.nq {
+		pt.scores = make([]float32, chunk*MaxBatch)
+	}
+	if j.nq > 1 && cap(pt.scratch) < x.kern.QueryLen() {
+		pt.scratch = make([]float32, x.kern.QueryLen())
+	}
+	if j.plan != planAll && cap(pt.sel) < 2*chunk {
+		pt.sel = make([]uint32, 2*chunk) // a chunk pending and the next one
+	}
+}
+
+// share is participant i's records [lo, hi).
+func (j *job) share(i int) (lo, hi int) {
+	n := len(j.x.ids)
+	return n * i / j.nparts, n * (i + 1) / j.nparts
+}
+
 // runBlocks is a budgeted participant's share, records [lo, hi) or its
 // shard of the candidates, in blocks of a chunk visited in interleaved
 // passes. Before each block it reads the clock once and stops unless
 // the block, at the time the blocks before it took, and stopMargin still
 // fit in the budget, so it ends before the deadline, not one block past.
-func (j *job) runBlocks(pt *part, i, lo, hi int) {
+// A backup (w from the pool) also stops once the worker it stands in for
+// has ended the share. It reports whether it visited the whole share.
+func (j *job) runBlocks(pt *part, i, lo, hi int, w pool.Watch) bool {
 	var cands []uint64
 	var owned []uint32
 	switch j.plan {
@@ -419,15 +470,15 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 			case ran > 1:
 				est = nextBlockEstimate(est, now-began)
 			}
-			if now+est+stopMargin >= j.budget {
+			if now+est+stopMargin >= j.budget || w.Stop() {
 				if ran > 0 {
 					cost.Store(int64(est))
 				}
-				return
+				return false
 			}
 			began = now
 			if TestBlockHook != nil {
-				TestBlockHook(i)
+				TestBlockHook(j.hookParticipant(pt, i))
 			}
 			blo := lo + b*chunk
 			bhi := min(blo+chunk, hi)
@@ -448,12 +499,23 @@ func (j *job) runBlocks(pt *part, i, lo, hi int) {
 	if ran > 1 {
 		cost.Store(int64(est))
 	}
+	return true
 }
 
 // TestBlockHook, when a test sets it, runs before each block a budgeted
-// participant scans, with the participant's number: a test holds a worker
-// there to play one the OS has descheduled mid-share. Nil outside tests.
+// participant scans, with the participant's number (nparts+i for the
+// caller's backup of participant i): a test holds a worker there to play
+// one the OS has descheduled mid-share. Nil outside tests.
 var TestBlockHook func(participant int)
+
+// hookParticipant is the number TestBlockHook gets for pt's block of
+// participant i's share.
+func (j *job) hookParticipant(pt *part, i int) int {
+	if pt != &j.s.parts[i] {
+		return j.nparts + i
+	}
+	return i
+}
 
 // stopMargin is the time a budgeted search keeps for what follows its
 // last block: waiting for the other participants, the merge, the result.

@@ -73,6 +73,36 @@ type Leaver interface {
 	Left(i int, panicked any)
 }
 
+// A Backer is a Task whose caller, its own part done, may run a late
+// worker's part again itself (a backup), so that one thread the OS has
+// taken away does not cost the answer that part holds.
+type Backer interface {
+	Task
+	// Backup runs part i again on RunBy's caller, in its own output, until
+	// the part is whole (true) or w.Stop says to stop (false); it reads
+	// the clock as the part does, and stops by the deadline as the part
+	// would (false). The task picks, for each part, the worker's output
+	// if that part ran to its end and was not left behind, else the
+	// backup's.
+	Backup(i int, w Watch) bool
+}
+
+// Watch tells a Backup when to stop: once the worker it stands in for
+// has ended its part. The zero Watch never stops.
+type Watch struct{ s *slotState }
+
+// Stop reports whether the worker's own part has ended.
+func (w Watch) Stop() bool { return w.s != nil && w.s.claim.Load() == claimDone }
+
+// lateAfter is how long after its own part the caller of a Backer waits
+// for the workers before it backs their parts up: a part is late once the
+// wait is a quarter of the caller's own part, and at least backupMin.
+func lateAfter(own time.Duration) time.Duration { return max(own/4, backupMin) }
+
+// backupMin is the shortest wait before a backup: waking a parked worker
+// takes tens of microseconds on a loaded machine, which is no stall.
+const backupMin = 50 * time.Microsecond
+
 // slotState is what the caller and one worker share.
 type slotState struct {
 	seq   atomic.Uint64 // bumped by the caller to hand over a job
@@ -231,7 +261,10 @@ func (p *Pool) handOut(t Task, n int) {
 // that deadline. A part that no worker has begun by then is never run (a
 // worker woken late skips it); one begun is waited for, which its next
 // check bounds, unless t is a Leaver that lets the caller leave it
-// running (Leaver.Leave). The task records which of its parts ran. RunBy
+// running (Leaver.Leave). A Backer's caller backs up the parts still
+// running a while after its own (Backer.Backup) and stops waiting once
+// each has ended or been backed up whole. The task records which of its
+// parts ran. RunBy
 // returns false without running anything when the pool is busy or
 // closed: the caller then does the work itself, as one part. The pool
 // stays busy until every part left behind has ended.
@@ -260,14 +293,16 @@ func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) b
 	ok := false
 	defer func() {
 		if !ok {
-			p.awaitBy(n, start, budget, nil)
+			p.awaitBy(n, start, budget, nil, nil, 0)
 			p.release()
 		}
 	}()
+	ownStart := time.Now()
 	t.RunPart(n)
-	ok = true
 	l, _ := t.(Leaver)
-	v := p.awaitBy(n, start, budget, l)
+	b, _ := t.(Backer)
+	v := p.awaitBy(n, start, budget, l, b, time.Since(ownStart))
+	ok = true // a panic in a backup, like one in the caller's part, waits for every begun part
 	p.release()
 	if v != nil {
 		panic(v)
@@ -278,8 +313,10 @@ func (p *Pool) RunBy(t Task, parts int, start time.Time, budget time.Duration) b
 // awaitBy waits for RunBy's n worker parts until the deadline, abandons
 // those not begun by then, leaves those begun to run on where l (if not
 // nil) lets it and waits for the others, and returns the first panic
-// value of the parts it waited for.
-func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration, l Leaver) any {
+// value of the parts it waited for. With b, parts still running
+// lateAfter(own) into the wait are backed up on the caller, and once each
+// part has ended or been backed up whole the caller stops waiting.
+func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration, l Leaver, b Backer, own time.Duration) any {
 	waitStart := time.Now()
 	for i := 1; p.pending.Load() > 1; i++ {
 		if i%spinCheck != 0 {
@@ -287,6 +324,14 @@ func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration, l Leaver) a
 		}
 		if time.Since(start) >= budget {
 			break
+		}
+		if b != nil && time.Since(waitStart) > lateAfter(own) {
+			if p.backUp(b, n) {
+				break
+			}
+			// A backup stopped short of its deadline, or by a part's end:
+			// wait as before, so a part in its last block ends in time.
+			b = nil
 		}
 		// Past the spin time, let a worker that lacks a P have ours.
 		if time.Since(waitStart) > p.spin {
@@ -319,6 +364,21 @@ func (p *Pool) awaitBy(n int, start time.Time, budget time.Duration, l Leaver) a
 	}
 	p.waiter.Store(spinning)
 	return v
+}
+
+// backUp runs a backup of each of the n worker parts not yet ended, one
+// after another, until each is whole, its worker ends it, or the deadline
+// stops it (the backup's own clock checks). It reports whether every part
+// it backed up is whole.
+func (p *Pool) backUp(b Backer, n int) bool {
+	whole := true
+	for i := range n {
+		s := &p.slots[i]
+		if s.claim.Load() != claimDone && !b.Backup(i, Watch{s: &s.slotState}) {
+			whole = false
+		}
+	}
+	return whole
 }
 
 // release drops one count of a RunBy job's pending; the last unlocks mu.

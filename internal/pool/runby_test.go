@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -203,4 +204,127 @@ func TestRunByWaitsWhenLeaverRefuses(t *testing.T) {
 	var r recorder
 	p.Run(&r, 2)
 	checkParallel(t, &r, 2, goid())
+}
+
+// backer is a leaver that is also a Backer: backup runs for each Backup.
+type backer struct {
+	leaver
+	backup  func(i int, w Watch) bool
+	backups atomic.Int32
+}
+
+func (b *backer) Backup(i int, w Watch) bool {
+	b.backups.Add(1)
+	return b.backup(i, w)
+}
+
+// TestRunByBacksUpHeldPart: a Backer's part held on its worker is backed
+// up on the caller, which then leaves the part behind and returns long
+// before the deadline; a part that ended in time is not backed up.
+func TestRunByBacksUpHeldPart(t *testing.T) {
+	p, err := New(Options{Workers: 2})
+	require.NoError(t, err)
+	defer p.Close()
+	hold := make(chan struct{})
+	began := make(chan struct{})
+	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
+	b.run = func(i int) {
+		switch i {
+		case 0:
+			close(began)
+			<-hold
+		case 2: // the caller's: part 1 has ended before the wait begins
+			<-began
+			for p.slots[1].claim.Load() != claimDone {
+				runtime.Gosched()
+			}
+		}
+	}
+	var backedUp []int
+	b.backup = func(i int, w Watch) bool {
+		backedUp = append(backedUp, i)
+		require.False(t, w.Stop(), "the held part has not ended")
+		return true
+	}
+	start := time.Now()
+	budget := 20 * time.Second
+	require.True(t, p.RunBy(b, 3, start, budget))
+	require.Less(t, time.Since(start), budget/2, "the caller does not wait for the part it backed up")
+	require.Equal(t, []int{0}, backedUp, "only the held part is backed up")
+	require.EqualValues(t, 1, b.asked.Load(), "the held part is left behind")
+	close(hold)
+	require.Nil(t, <-b.left)
+	require.Eventually(t, func() bool { return p.mu.TryLock() && func() bool { p.mu.Unlock(); return true }() },
+		10*time.Second, time.Millisecond)
+}
+
+// TestRunByBackupStopsWhenPartEnds: a backup of a slow part stops once its
+// worker ends the part (Watch.Stop), and RunBy then returns with nothing
+// left behind.
+func TestRunByBackupStopsWhenPartEnds(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	var ended atomic.Bool
+	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
+	b.run = func(i int) {
+		if i == 0 {
+			time.Sleep(20 * time.Millisecond)
+			ended.Store(true)
+		}
+	}
+	b.backup = func(i int, w Watch) bool {
+		for !w.Stop() {
+			runtime.Gosched()
+		}
+		require.True(t, ended.Load(), "Stop only once the part has ended")
+		return false
+	}
+	require.True(t, p.RunBy(b, 2, time.Now(), 20*time.Second))
+	require.EqualValues(t, 1, b.backups.Load())
+	require.Zero(t, b.asked.Load(), "nothing left behind")
+	require.Empty(t, b.left)
+}
+
+// TestRunByBackupPanicWaitsForParts: a panic in a backup reaches the
+// caller, as one in its own part does, once every begun part has ended.
+func TestRunByBackupPanicWaitsForParts(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	var ended atomic.Bool
+	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
+	b.run = func(i int) {
+		if i == 0 {
+			time.Sleep(20 * time.Millisecond)
+			ended.Store(true)
+		}
+	}
+	b.backup = func(int, Watch) bool { panic("backup") }
+	require.PanicsWithValue(t, "backup", func() { p.RunBy(b, 2, time.Now(), 20*time.Second) })
+	require.True(t, ended.Load(), "the begun part ended before the panic left RunBy")
+	var r recorder
+	p.Run(&r, 2)
+	checkParallel(t, &r, 2, goid())
+}
+
+// TestRunByWaitsAfterShortBackup: a backup that stops short leaves the
+// caller waiting for the part as without one, not leaving it behind.
+func TestRunByWaitsAfterShortBackup(t *testing.T) {
+	p, err := New(Options{Workers: 1})
+	require.NoError(t, err)
+	defer p.Close()
+	var ended atomic.Bool
+	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
+	b.run = func(i int) {
+		if i == 0 {
+			time.Sleep(20 * time.Millisecond)
+			ended.Store(true)
+		}
+	}
+	b.backup = func(int, Watch) bool { return false }
+	require.True(t, p.RunBy(b, 2, time.Now(), 20*time.Second))
+	require.True(t, ended.Load(), "waited for the part")
+	require.EqualValues(t, 1, b.backups.Load())
+	require.Zero(t, b.asked.Load(), "nothing left behind")
 }
