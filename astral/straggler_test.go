@@ -44,6 +44,37 @@ func holdWorker(t *testing.T, holdBackup func(*straggler)) *straggler {
 
 func (s *straggler) free() { s.once.Do(func() { close(s.release) }) }
 
+// queryHeld runs one budgeted query whose worker h holds, and returns its
+// answer, coverage and time.
+func queryHeld(t *testing.T, x *Index, q []float32, budget time.Duration, h *straggler) ([]Result, Coverage, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
+	took := time.Since(start)
+	require.NoError(t, err)
+	select {
+	case <-h.began:
+	default:
+		t.Fatal("the worker never began its share")
+	}
+	return got, cov, took
+}
+
+// requireAddWaitsForStraggler: an Add waits while h's straggler reads x,
+// and goes ahead once it is freed.
+func requireAddWaitsForStraggler(t *testing.T, x *Index, s *scoped, h *straggler) {
+	t.Helper()
+	added := make(chan error, 1)
+	go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
+	select {
+	case err := <-added:
+		t.Fatalf("Add finished while the straggler read the index: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	h.free()
+	require.NoError(t, <-added)
+}
+
 // freeContexts is how many query contexts x's free list holds.
 func (x *Index) freeContexts() int {
 	x.ctxMu.Lock()
@@ -64,29 +95,13 @@ func TestQueryWithinBacksUpStraggler(t *testing.T) {
 
 	h := holdWorker(t, nil)
 	budget := 20 * time.Second
-	start := time.Now()
-	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
-	took := time.Since(start)
-	require.NoError(t, err)
-	select {
-	case <-h.began:
-	default:
-		t.Fatal("the worker never began its share")
-	}
+	got, cov, took := queryHeld(t, x, q, budget, h)
 	require.Less(t, took, budget/2, "returned without waiting for the held worker")
 	require.True(t, cov.Complete)
 	require.Equal(t, 1.0, cov.Covered)
 	require.Equal(t, want, got, "the backup's answer is the exact one, to the bit")
 
-	added := make(chan error, 1)
-	go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
-	select {
-	case err := <-added:
-		t.Fatalf("Add finished while the straggler read the index: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	h.free()
-	require.NoError(t, <-added)
+	requireAddWaitsForStraggler(t, x, s, h)
 	require.NoError(t, x.Close())
 }
 
@@ -110,15 +125,7 @@ func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 
 	budget := 30 * time.Millisecond
 	h := holdWorker(t, func(*straggler) { time.Sleep(budget) })
-	start := time.Now()
-	got, cov, err := x.QueryWithin(nil, q, QueryOptions{K: 10}, budget)
-	took := time.Since(start)
-	require.NoError(t, err)
-	select {
-	case <-h.began:
-	default:
-		t.Fatal("the worker never began its share")
-	}
+	got, cov, took := queryHeld(t, x, q, budget, h)
 	require.Less(t, took, budget+time.Second, "returned without waiting for the held worker")
 	requireValidSubset(t, all, got, []any{"straggler"})
 	require.False(t, cov.Complete)
@@ -144,15 +151,7 @@ func TestQueryWithinLeavesStragglerBehind(t *testing.T) {
 	require.Equal(t, want, got)
 
 	// A writer waits for the straggler's read lock.
-	added := make(chan error, 1)
-	go func() { added <- x.Add([]uint64{1}, s.vecs[:s.dim]) }()
-	select {
-	case err := <-added:
-		t.Fatalf("Add finished while the straggler read the index: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	h.free()
-	require.NoError(t, <-added)
+	requireAddWaitsForStraggler(t, x, s, h)
 	require.Eventually(t, func() bool { return x.freeContexts() == held+1 }, 10*time.Second, time.Millisecond,
 		"the straggler returns its context")
 	require.NoError(t, x.Remove(1))

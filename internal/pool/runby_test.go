@@ -218,13 +218,23 @@ func (b *backer) Backup(i int, w Watch) bool {
 	return b.backup(i, w)
 }
 
+// slowPartBacker is a backer whose part 0 takes 20 ms and then sets ended.
+func slowPartBacker(ended *atomic.Bool) *backer {
+	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
+	b.run = func(i int) {
+		if i == 0 {
+			time.Sleep(20 * time.Millisecond)
+			ended.Store(true)
+		}
+	}
+	return b
+}
+
 // TestRunByBacksUpHeldPart: a Backer's part held on its worker is backed
 // up on the caller, which then leaves the part behind and returns long
 // before the deadline; a part that ended in time is not backed up.
 func TestRunByBacksUpHeldPart(t *testing.T) {
-	p, err := New(Options{Workers: 2})
-	require.NoError(t, err)
-	defer p.Close()
+	p := newPool(t, Options{Workers: 2})
 	hold := make(chan struct{})
 	began := make(chan struct{})
 	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
@@ -262,17 +272,9 @@ func TestRunByBacksUpHeldPart(t *testing.T) {
 // worker ends the part (Watch.Stop), and RunBy then returns with nothing
 // left behind.
 func TestRunByBackupStopsWhenPartEnds(t *testing.T) {
-	p, err := New(Options{Workers: 1})
-	require.NoError(t, err)
-	defer p.Close()
+	p := newPool(t, Options{Workers: 1})
 	var ended atomic.Bool
-	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
-	b.run = func(i int) {
-		if i == 0 {
-			time.Sleep(20 * time.Millisecond)
-			ended.Store(true)
-		}
-	}
+	b := slowPartBacker(&ended)
 	b.backup = func(i int, w Watch) bool {
 		for !w.Stop() {
 			runtime.Gosched()
@@ -289,17 +291,9 @@ func TestRunByBackupStopsWhenPartEnds(t *testing.T) {
 // TestRunByBackupPanicWaitsForParts: a panic in a backup reaches the
 // caller, as one in its own part does, once every begun part has ended.
 func TestRunByBackupPanicWaitsForParts(t *testing.T) {
-	p, err := New(Options{Workers: 1})
-	require.NoError(t, err)
-	defer p.Close()
+	p := newPool(t, Options{Workers: 1})
 	var ended atomic.Bool
-	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
-	b.run = func(i int) {
-		if i == 0 {
-			time.Sleep(20 * time.Millisecond)
-			ended.Store(true)
-		}
-	}
+	b := slowPartBacker(&ended)
 	b.backup = func(int, Watch) bool { panic("backup") }
 	require.PanicsWithValue(t, "backup", func() { p.RunBy(b, 2, time.Now(), 20*time.Second) })
 	require.True(t, ended.Load(), "the begun part ended before the panic left RunBy")
@@ -311,17 +305,9 @@ func TestRunByBackupPanicWaitsForParts(t *testing.T) {
 // TestRunByWaitsAfterShortBackup: a backup that stops short leaves the
 // caller waiting for the part as without one, not leaving it behind.
 func TestRunByWaitsAfterShortBackup(t *testing.T) {
-	p, err := New(Options{Workers: 1})
-	require.NoError(t, err)
-	defer p.Close()
+	p := newPool(t, Options{Workers: 1})
 	var ended atomic.Bool
-	b := &backer{leaver: leaver{leave: true, left: make(chan any, 1)}}
-	b.run = func(i int) {
-		if i == 0 {
-			time.Sleep(20 * time.Millisecond)
-			ended.Store(true)
-		}
-	}
+	b := slowPartBacker(&ended)
 	b.backup = func(int, Watch) bool { return false }
 	require.True(t, p.RunBy(b, 2, time.Now(), 20*time.Second))
 	require.True(t, ended.Load(), "waited for the part")
