@@ -54,6 +54,7 @@ bench: deps-build build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags hnswprof ./hnsw/ # the work probe builds only under its tag
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

@@ -298,6 +298,7 @@ func (b *builder) plan(s *Searcher, in int) {
 		s.pscores = make([]float32, len(peers))
 	}
 	scores := s.pscores[:len(peers)]
+	s.prof.peers(len(peers))
 	g.kern.ScanIDs(qp, st.bytes, g.bstride, peers, scores)
 	peerEs := s.peers[:0]
 	for i, p := range peers {

@@ -738,6 +738,7 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 			// One call scores e against every kept node's query (a batch
 			// decodes e's record once), the same bits as one Scan each.
 			out := s.selOut[:len(kept)]
+			s.prof.selected(len(sel))
 			g.kern.ScanBatch(s.selQ[:len(sel)*ql], len(sel), g.record(st, e.Slot), s.selScratch, out)
 			for j, dot := range out {
 				if g.scoreOf(st, e.Slot, dot, owns[j]) > e.Score {
@@ -782,6 +783,7 @@ func (g *Graph) fartherThanKept(st *storage, s *Searcher, e score.Entry, kept []
 	for lo, n := 0, 2; lo < len(kept); lo, n = lo+n, 2*n {
 		part := kept[lo:min(lo+n, len(kept))]
 		out := s.selOut[:len(part)]
+		s.prof.selected(len(part))
 		g.kern.ScanIDs(qp, st.bytes, g.bstride, part, out)
 		g.adjustScores(st, part, out, own)
 		for _, sc := range out {
@@ -815,6 +817,7 @@ func (g *Graph) scoreColumn(st *storage, s *Searcher, k uint32, rest []score.Ent
 		s.colOut = make([]float32, len(targets))
 	}
 	dots := s.colOut[:len(targets)]
+	s.prof.selected(len(targets))
 	g.kern.ScanIDs(qp, st.bytes, g.bstride, targets, dots)
 	for i, t := range targets {
 		mul, own := g.queryTerms(st, t)
@@ -973,6 +976,8 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		s.pscores = make([]float32, len(all))
 	}
 	scores := s.pscores[:len(all)]
+	s.prof.relink(true)
+	s.prof.selected(len(all))
 	g.kern.ScanIDs(qn, st.bytes, g.bstride, all, scores)
 	for i, id := range all {
 		cands = append(cands, g.entryOf(st, id, scores[i], own))
@@ -982,6 +987,7 @@ func (g *Graph) addLinks(st *storage, s *Searcher, n uint32, l int, srcs []uint3
 		s.mark(st.cap, ids[:clean])
 	}
 	sel := g.selectNeighbors(st, s, cands, maxL)
+	s.prof.relink(false)
 	s.marked = false
 	g.writeLinks(st, n, l, slots(buf[:0], sel))
 	s.cands = cands

@@ -11,3 +11,6 @@ func (*probe) links(int)       {}
 func (*probe) scored(int, int) {}
 func (*probe) pushed()         {}
 func (*probe) admitted()       {}
+func (*probe) peers(int)       {}
+func (*probe) selected(int)    {}
+func (*probe) relink(bool)     {}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/astral-engine/astral/internal/fixture"
 	"github.com/astral-engine/astral/internal/pool"
 	"github.com/astral-engine/astral/internal/score"
 	"github.com/stretchr/testify/require"
@@ -94,4 +95,50 @@ func envInts(name string, def []int) []int {
 		out = append(out, x)
 	}
 	return out
+}
+
+// TestProbeBuild prints what a deterministic int8 Build spends in
+// distance evaluations per inserted node, by purpose: the searches on
+// level 0 and above, the batch peers, the heuristic choosing the node's
+// own links and the re-selection of full lists. It builds as
+// BenchmarkBuildInt8 does (three Builds, one worker and the caller, M 16,
+// efc 200); the counts do not depend on the thread count. Run it with
+//
+//	PROBE_N=50000 PROBE_DIMS=100 go test -tags hnswprof -run ProbeBuild -v ./hnsw/
+//
+// and set bench/hnsw-dims/hnswlib_build.cpp's count mode beside it.
+func TestProbeBuild(t *testing.T) {
+	n := envInt("PROBE_N", 20000)
+	fmt.Printf("%-9s %4s %9s %9s %9s %9s %9s %9s\n", "fixture", "dim", "search0", "searchUp", "peers", "select", "relink", "total")
+	for _, name := range strings.Split(cmp.Or(os.Getenv("PROBE_FIXTURES"), "spectral,clustered"), ",") {
+		for _, dim := range envInts("PROBE_DIMS", []int{100, 384, 768}) {
+			set, err := fixture.Generate(name, n, 1, dim)
+			require.NoError(t, err)
+			k, recs, adj := int8Records(t, n, dim, set.Row)
+			ids := make([]uint64, n)
+			for i := range ids {
+				ids[i] = uint64(1000 + i)
+			}
+			p, err := pool.New(pool.Options{Workers: 1})
+			require.NoError(t, err)
+			g, err := New(k, score.AdjustScale, Config{Seed: 1})
+			require.NoError(t, err)
+			for i := range evals {
+				evals[i].Store(0)
+			}
+			stride := k.Stride()
+			for _, part := range [][2]int{{0, n / 3}, {n / 3, 2 * n / 3}, {2 * n / 3, n}} {
+				lo, hi := part[0], part[1]
+				require.NoError(t, g.Build(ids[lo:hi], recs[lo*stride:hi*stride], adj[lo:hi], nil, nil, p, true))
+			}
+			p.Close()
+			per := func(i int) float64 { return float64(evals[i].Load()) / float64(n) }
+			total := 0.0
+			for i := range evals {
+				total += per(i)
+			}
+			fmt.Printf("%-9s %4d %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", name, dim,
+				per(evalSearch0), per(evalSearchUp), per(evalPeers), per(evalSelect), per(evalRelink), total)
+		}
+	}
 }
