@@ -599,10 +599,18 @@ func (g *Graph) searchLayer(st *storage, s *Searcher, qp []float32, own float32,
 // expand reads c's links on level l, marks them visited and scores those
 // new to s's search: their slots and scores, empty when there are none.
 func (g *Graph) expand(st *storage, s *Searcher, qp []float32, own float32, c uint32, l int) ([]uint32, []float32) {
-	links := g.readLinks(st, c, l, s.links)
-	s.prof.expand()
-	s.prof.links(len(links))
-	ids := s.unvisited(links, s.ids)
+	var ids []uint32
+	if l == 0 {
+		var n int
+		ids, n = g.unvisitedLinks(st, s, c)
+		s.prof.expand()
+		s.prof.links(n)
+	} else {
+		links := g.readLinks(st, c, l, s.links)
+		s.prof.expand()
+		s.prof.links(len(links))
+		ids = s.unvisited(links, s.ids)
+	}
 	scores := s.scores[:len(ids)]
 	if len(ids) > 0 {
 		s.prof.scored(l, len(ids))

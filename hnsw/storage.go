@@ -196,6 +196,52 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 	}
 }
 
+// unvisitedLinks is readLinks on level 0 and Searcher.unvisited in one
+// pass: the links of slot new to s's search, marked visited, and how many
+// links the list has. A list is read, checked against its version, and
+// only then marked.
+func (g *Graph) unvisitedLinks(st *storage, s *Searcher, slot uint32) ([]uint32, int) {
+	h := g.head(slot)
+	state, links := &st.words[h+hState], st.words[h+hLinks:h+hLinks+g.maxM0]
+	visited := s.visited[:st.cap]
+	for spin := 0; ; spin++ {
+		v := atomic.LoadUint32(state)
+		if v&verOne == 0 {
+			n := min(int(v&countMask), len(links))
+			ids := freshLinks(s.ids, links[:n], visited, s.epoch)
+			if (atomic.LoadUint32(state)^v)&^flagDeleted == 0 {
+				for _, x := range ids {
+					visited[x] = s.epoch
+				}
+				return ids, n
+			}
+		}
+		if spin > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// freshLinks loads links into ids, keeping those within visited not yet
+// visited in this epoch. It runs without a branch on the visited bytes,
+// which no predictor guesses, so their loads overlap.
+func freshLinks(ids, links []uint32, visited []uint8, epoch uint8) []uint32 {
+	ids = ids[:len(links)]
+	m := 0
+	for i := range links {
+		x := atomic.LoadUint32(&links[i])
+		if int(x) >= len(visited) {
+			continue
+		}
+		seen := visited[x]
+		ids[m] = x
+		if seen != epoch {
+			m++
+		}
+	}
+	return ids[:m]
+}
+
 // prefetchNext starts loading the level-0 list of the best candidate left
 // while the current node's neighbours are scored: most often it is the
 // next one expanded, and its list is then in the cache.
