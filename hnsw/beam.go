@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/astral-engine/astral/internal/score"
+	"github.com/astral-engine/astral/kernel"
 )
 
 // beam is the walk's frontier and result set in one array sorted best
@@ -35,6 +36,10 @@ const (
 	beamDead uint64 = 1 << 31 // deleted: routes, never a result
 	beamSlot uint64 = beamDone - 1
 )
+
+// vectorCount: the kernel counts a beam's entries above a word in vector
+// compares on this CPU.
+var vectorCount = kernel.CountAboveIsVector()
 
 // The flags sit above every slot.
 var _ = uint(beamDone - maxNodes)
@@ -70,10 +75,14 @@ func (b *beam) full() bool { return b.live >= b.k }
 func (b *beam) insert(g *Graph, st *storage, sc float32, slot uint32, deleted bool) bool {
 	e := b.e
 	key := scoreKey(sc)
-	// i: how many entries score above sc (a prefix), found without
-	// branches: (key - k) >> 63 is 1 when an entry's key k is above key.
+	// i: how many entries score above sc (a prefix). Vector compares of
+	// every entry cost less than a binary search's chain of dependent
+	// loads; without them, the search runs without branches: (key - k)
+	// >> 63 is 1 when an entry's key k is above key.
 	i, k := 0, uint64(key)
-	if n := len(e); n > 0 {
+	if vectorCount {
+		i = kernel.CountAbove(e, k<<32|(1<<32-1))
+	} else if n := len(e); n > 0 {
 		for n > 1 {
 			half := n / 2
 			i += half & -int((k-e[i+half-1]>>32)>>63)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -28,5 +29,23 @@ func TestRecordEndingAtPageBoundary(t *testing.T) {
 		for _, impl := range All() {
 			requireSameBits(t, want, scanAll(impl, qp, dim, recs, dim, n), "%s dim %d at a page end", impl.Name, dim)
 		}
+	}
+}
+
+// TestCountAboveEndingAtPageBoundary: CountAbove's masked tail reads
+// nothing past the slice, which ends right before an unreadable page.
+func TestCountAboveEndingAtPageBoundary(t *testing.T) {
+	page := unix.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(mem)
+	require.NoError(t, unix.Mprotect(mem[page:], unix.PROT_NONE))
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), page/8)
+	for i := range words {
+		words[i] = uint64(i)
+	}
+	for n := 0; n <= 40; n++ {
+		s := words[len(words)-n:]
+		require.Equal(t, countAboveGo(s, uint64(len(words)-n/2)), CountAbove(s, uint64(len(words)-n/2)), "n %d", n)
 	}
 }

@@ -43,6 +43,35 @@ func FirstAtLeastInt64(s []int64, min int64) int {
 	return len(s)
 }
 
+// countAboveVector is set where CountAbove compares eight words an
+// instruction (AVX-512).
+var countAboveVector bool
+
+// CountAbove returns how many words of s are above w, unsigned. Over a
+// list sorted high to low it is the rank of w: the HNSW beam places an
+// entry by it, in compares that do not wait on each other as a binary
+// search's loads do.
+func CountAbove(s []uint64, w uint64) int {
+	if countAboveVector && len(s) > 0 {
+		return countAboveAVX512(&s[0], len(s), w)
+	}
+	return countAboveGo(s, w)
+}
+
+// CountAboveIsVector reports whether CountAbove runs in vector compares
+// here; where it does not, a binary search over a sorted list is cheaper.
+func CountAboveIsVector() bool { return countAboveVector }
+
+func countAboveGo(s []uint64, w uint64) int {
+	n := 0
+	for _, v := range s {
+		if v > w {
+			n++
+		}
+	}
+	return n
+}
+
 // maxBlocks is MaxScore over a multiple of 32 scores; nil means pure Go.
 var maxBlocks func(s []float32) float32
 
