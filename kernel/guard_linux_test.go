@@ -9,14 +9,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestRecordEndingAtPageBoundary puts the last record's final byte right
-// before an unreadable page: a kernel that reads past dim faults.
-func TestRecordEndingAtPageBoundary(t *testing.T) {
+// beforeGuardPage returns a page of memory followed by an unreadable one,
+// unmapped when the test ends: a kernel that reads past the end of data
+// placed at the page's end faults.
+func beforeGuardPage(t *testing.T) []byte {
 	page := unix.Getpagesize()
 	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	require.NoError(t, err)
-	defer unix.Munmap(mem)
+	t.Cleanup(func() { unix.Munmap(mem) })
 	require.NoError(t, unix.Mprotect(mem[page:], unix.PROT_NONE))
+	return mem[:page]
+}
+
+// TestRecordEndingAtPageBoundary puts the last record's final byte right
+// before an unreadable page: a kernel that reads past dim faults.
+func TestRecordEndingAtPageBoundary(t *testing.T) {
+	mem := beforeGuardPage(t)
+	page := len(mem)
 	r := rand.New(rand.NewPCG(13, 14))
 	for dim := 1; dim <= 200; dim++ {
 		const n = 2
@@ -35,11 +44,8 @@ func TestRecordEndingAtPageBoundary(t *testing.T) {
 // TestCountAboveEndingAtPageBoundary: CountAbove's masked tail reads
 // nothing past the slice, which ends right before an unreadable page.
 func TestCountAboveEndingAtPageBoundary(t *testing.T) {
-	page := unix.Getpagesize()
-	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(mem)
-	require.NoError(t, unix.Mprotect(mem[page:], unix.PROT_NONE))
+	mem := beforeGuardPage(t)
+	page := len(mem)
 	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), page/8)
 	for i := range words {
 		words[i] = uint64(i)

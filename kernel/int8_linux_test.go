@@ -3,20 +3,14 @@ package kernel
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // TestInt8RecordEndingAtPageBoundary puts the last Int8 record's final byte
 // right before an unreadable page, for scan, batch and gather: a kernel
 // that reads past pdim faults.
 func TestInt8RecordEndingAtPageBoundary(t *testing.T) {
-	page := unix.Getpagesize()
-	mem, err := unix.Mmap(-1, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(mem)
-	require.NoError(t, unix.Mprotect(mem[page:], unix.PROT_NONE))
+	mem := beforeGuardPage(t)
+	page := len(mem)
 	r := rand.New(rand.NewPCG(25, 26))
 	for pdim := GroupLen; 2*pdim <= page && pdim <= MaxDim; pdim += GroupLen {
 		const n = 2
