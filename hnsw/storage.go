@@ -198,8 +198,8 @@ func (g *Graph) readLinks(st *storage, slot uint32, l int, dst []uint32) []uint3
 
 // unvisitedLinks is readLinks on level 0 and Searcher.unvisited in one
 // pass: the links of slot new to s's search, marked visited, and how many
-// links the list has. A list is read, checked against its version, and
-// only then marked.
+// links the list has. Should the list change meanwhile (its version
+// moved), the links marked from it are unmarked and it is read again.
 func (g *Graph) unvisitedLinks(st *storage, s *Searcher, slot uint32) ([]uint32, int) {
 	h := g.head(slot)
 	state, links := &st.words[h+hState], st.words[h+hLinks:h+hLinks+g.maxM0]
@@ -210,10 +210,10 @@ func (g *Graph) unvisitedLinks(st *storage, s *Searcher, slot uint32) ([]uint32,
 			n := min(int(v&countMask), len(links))
 			ids := freshLinks(s.ids, links[:n], visited, s.epoch)
 			if (atomic.LoadUint32(state)^v)&^flagDeleted == 0 {
-				for _, x := range ids {
-					visited[x] = s.epoch
-				}
 				return ids, n
+			}
+			for _, x := range ids {
+				visited[x] = s.epoch - 1 // any value but the epoch
 			}
 		}
 		if spin > 64 {
@@ -222,9 +222,9 @@ func (g *Graph) unvisitedLinks(st *storage, s *Searcher, slot uint32) ([]uint32,
 	}
 }
 
-// freshLinks loads links into ids, keeping those within visited not yet
-// visited in this epoch. It runs without a branch on the visited bytes,
-// which no predictor guesses, so their loads overlap.
+// freshLinks loads links into ids, keeping and marking those within
+// visited not yet visited in this epoch. It runs without a branch on the
+// visited bytes, which no predictor guesses, so their loads overlap.
 func freshLinks(ids, links []uint32, visited []uint8, epoch uint8) []uint32 {
 	ids = ids[:len(links)]
 	m := 0
@@ -234,6 +234,7 @@ func freshLinks(ids, links []uint32, visited []uint8, epoch uint8) []uint32 {
 			continue
 		}
 		seen := visited[x]
+		visited[x] = epoch
 		ids[m] = x
 		if seen != epoch {
 			m++
