@@ -176,8 +176,7 @@ func (g *Graph) searchFiltered(st *storage, s *Searcher, qp []float32, f *match.
 			break
 		}
 		g.prefetchNext(st, s)
-		links := g.readLinks(st, c.Slot, 0, s.links)
-		ids := s.unvisited(links, s.ids)
+		ids, _ := g.unvisitedLinks(st, s, c.Slot)
 		m := len(ids)
 		if m == 0 {
 			continue
