@@ -609,7 +609,7 @@ func (g *Graph) expand(st *storage, s *Searcher, qp []float32, own float32, c ui
 		links := g.readLinks(st, c, l, s.links)
 		s.prof.expand()
 		s.prof.links(len(links))
-		ids = s.unvisited(links, s.ids)
+		ids = freshLinks(s.ids, links, s.visited[:st.cap], s.epoch)
 	}
 	scores := s.scores[:len(ids)]
 	if len(ids) > 0 {

@@ -179,24 +179,6 @@ func (s *Searcher) visit(slot uint32) bool {
 	return true
 }
 
-// unvisited marks links visited and copies those new to this search into
-// ids (room for len(links)), returning them. It runs without a branch on
-// the visited bytes, which no predictor guesses, so their loads overlap.
-func (s *Searcher) unvisited(links, ids []uint32) []uint32 {
-	visited, epoch := s.visited, s.epoch
-	ids = ids[:len(links)]
-	m := 0
-	for _, n := range links {
-		seen := visited[n]
-		visited[n] = epoch
-		ids[m] = n
-		if seen != epoch {
-			m++
-		}
-	}
-	return ids[:m]
-}
-
 // candHeap is the search frontier, best at the root: unbounded and popped
 // from the best end, unlike score.TopK.
 type candHeap struct{ h []score.Entry }
