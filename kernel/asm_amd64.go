@@ -161,6 +161,9 @@ func firstAtLeastInt64AVX2(s *int64, n int, min int64) int
 func countAboveAVX512(s *uint64, n int, w uint64) int
 
 //go:noescape
+func shiftBelowAVX512(s *uint64, n int, w uint64) int
+
+//go:noescape
 func mulAVX2(s *float32, v *float32, n int)
 
 //go:noescape

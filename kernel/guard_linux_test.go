@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -53,5 +55,24 @@ func TestCountAboveEndingAtPageBoundary(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		s := words[len(words)-n:]
 		require.Equal(t, countAboveGo(s, uint64(len(words)-n/2)), CountAbove(s, uint64(len(words)-n/2)), "n %d", n)
+	}
+}
+
+// TestShiftBelowEndingAtPageBoundary: ShiftBelow reads and writes nothing
+// past its slice, whose free last word ends right before an unreadable page.
+func TestShiftBelowEndingAtPageBoundary(t *testing.T) {
+	mem := beforeGuardPage(t)
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), len(mem)/8)
+	for n := 1; n <= 40; n++ {
+		for i := range words {
+			words[i] = uint64(len(words) - i)
+		}
+		s := words[len(words)-n:]
+		want := slices.Clone(s)
+		for _, w := range []uint64{0, uint64(n / 2), math.MaxUint64} {
+			gap := shiftBelowGo(want, w)
+			require.Equal(t, gap, ShiftBelow(s, w), "n %d w %d", n, w)
+			require.Equal(t, want, s, "n %d w %d", n, w)
+		}
 	}
 }

@@ -62,6 +62,30 @@ func CountAbove(s []uint64, w uint64) int {
 // here; where it does not, a binary search over a sorted list is cheaper.
 func CountAboveIsVector() bool { return countAboveVector }
 
+// ShiftBelow moves the trailing words of s[:len(s)-1] that are below w,
+// unsigned, one place up, and returns the index of the gap they leave;
+// s's last word is the free place. Over a list sorted high to low the gap
+// is where w's rank puts it, so an insertion costs one pass over the words
+// that rank after it instead of a count over all of them and a move.
+func ShiftBelow(s []uint64, w uint64) int {
+	if len(s) == 0 {
+		panic("kernel: ShiftBelow needs a free last word")
+	}
+	if countAboveVector {
+		return shiftBelowAVX512(&s[0], len(s)-1, w)
+	}
+	return shiftBelowGo(s, w)
+}
+
+func shiftBelowGo(s []uint64, w uint64) int {
+	j := len(s) - 1
+	for j > 0 && s[j-1] < w {
+		s[j] = s[j-1]
+		j--
+	}
+	return j
+}
+
 func countAboveGo(s []uint64, w uint64) int {
 	n := 0
 	for _, v := range s {

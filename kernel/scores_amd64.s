@@ -6,7 +6,7 @@
 
 // Score-vector kernels of kernel/scores.go, and the Int8 query's
 // quantization and record-widening loops of kernel/kinds.go (AVX2;
-// CountAbove's AVX-512).
+// CountAbove's and ShiftBelow's AVX-512).
 
 // func firstAtLeastAVX2(s *float32, n int, thr float32) int
 // Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)
@@ -214,6 +214,53 @@ tail:
 done:
 	ADDQ DX, AX
 	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func shiftBelowAVX512(s *uint64, n int, w uint64) int
+// Requires AVX-512F; s[n] is writable (the gap). Returns the gap's index:
+// n less the number of words moved.
+TEXT ·shiftBelowAVX512(SB), NOSPLIT, $0-32
+	MOVQ s+0(FP), SI
+	MOVQ n+8(FP), CX
+	VPBROADCASTQ w+16(FP), Z0
+
+block:
+	CMPQ CX, $8
+	JLT  tail
+	// Z1: s[CX-8 .. CX); K1: those below w.
+	VMOVDQU64 -64(SI)(CX*8), Z1
+	VPCMPUQ $1, Z0, Z1, K1
+	KMOVB K1, AX
+	CMPL AX, $0xff
+	JNE  last
+	VMOVDQU64 Z1, -56(SI)(CX*8)
+	SUBQ $8, CX
+	JMP  block
+
+last:
+	VMOVDQU64 Z1, K1, -56(SI)(CX*8)
+	POPCNTL AX, AX
+	SUBQ AX, CX
+	JMP  done
+
+tail:
+	TESTQ CX, CX
+	JZ   done
+	// The first CX words, under a mask: nothing before s or past s[n-1] is read.
+	MOVL $1, BX
+	SHLL CX, BX
+	DECL BX
+	KMOVB BX, K2
+	VMOVDQU64.Z (SI), K2, Z1
+	VPCMPUQ $1, Z0, Z1, K2, K1
+	VMOVDQU64 Z1, K1, 8(SI)
+	KMOVB K1, AX
+	POPCNTL AX, AX
+	SUBQ AX, CX
+
+done:
+	MOVQ CX, ret+24(FP)
 	VZEROUPPER
 	RET
 

@@ -1,8 +1,10 @@
 package kernel
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -156,6 +158,43 @@ func TestCountAbove(t *testing.T) {
 				from := r.IntN(n)
 				require.Equal(t, countAboveGo(s[from:], w), CountAbove(s[from:], w), "n %d from %d", n, from)
 			}
+		}
+	}
+}
+
+// sortedWords is n words sorted high to low, keys (the high halves) from a
+// small range so that runs of equal keys occur, low halves at random.
+func sortedWords(r *rand.Rand, n int) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = r.Uint64N(64)<<32 | uint64(r.Uint32())
+	}
+	slices.SortFunc(s, func(a, b uint64) int { return cmp.Compare(b, a) })
+	return s
+}
+
+func TestShiftBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 14))
+	for n := 0; n <= 200; n++ {
+		s := sortedWords(r, n)
+		ws := []uint64{0, math.MaxUint64, 1 << 63, r.Uint64N(64) << 32, r.Uint64N(66) << 32}
+		if n > 0 {
+			ws = append(ws, s[r.IntN(n)]&^(1<<32-1), s[0]+1, s[n-1])
+		}
+		for _, w := range ws {
+			want := append(slices.Clone(s), 42)
+			got := append(slices.Clone(s), 42)
+			wantGap := shiftBelowGo(want, w)
+			gap := ShiftBelow(got, w)
+			require.Equal(t, wantGap, gap, "n %d w %#x", n, w)
+			require.Equal(t, want, got, "n %d w %#x", n, w)
+			atLeast := 0
+			for _, v := range s {
+				if v >= w {
+					atLeast++
+				}
+			}
+			require.Equal(t, atLeast, gap, "n %d w %#x: the gap is w's rank", n, w)
 		}
 	}
 }

@@ -159,6 +159,56 @@ func countAbove(f *file) {
 	a.i("RET")
 }
 
+// shiftBelow moves the words of s[0..n) below w one place up, from the
+// end down, and stops at the first word that is not below w: over a list
+// sorted high to low that opens the gap where w's rank puts it, in one
+// pass that compares and moves eight words at a time. A block with a word
+// not below w ends the walk: its words below w are a suffix of it (the
+// list is sorted), stored one place up under the compare's mask.
+func shiftBelow(f *file) {
+	a := f.text("shiftBelowAVX512(s *uint64, n int, w uint64) int", "$0-32",
+		"Requires AVX-512F; s[n] is writable (the gap). Returns the gap's index:",
+		"n less the number of words moved.")
+	a.i("MOVQ s+0(FP), SI")
+	a.i("MOVQ n+8(FP), CX")
+	a.i("VPBROADCASTQ w+16(FP), Z0")
+	a.label("block")
+	a.i("CMPQ CX, $8")
+	a.i("JLT  tail")
+	a.comment("Z1: s[CX-8 .. CX); K1: those below w.")
+	a.i("VMOVDQU64 -64(SI)(CX*8), Z1")
+	a.i("VPCMPUQ $1, Z0, Z1, K1")
+	a.i("KMOVB K1, AX")
+	a.i("CMPL AX, $0xff")
+	a.i("JNE  last")
+	a.i("VMOVDQU64 Z1, -56(SI)(CX*8)")
+	a.i("SUBQ $8, CX")
+	a.i("JMP  block")
+	a.label("last")
+	a.i("VMOVDQU64 Z1, K1, -56(SI)(CX*8)")
+	a.i("POPCNTL AX, AX")
+	a.i("SUBQ AX, CX")
+	a.i("JMP  done")
+	a.label("tail")
+	a.i("TESTQ CX, CX")
+	a.i("JZ   done")
+	a.comment("The first CX words, under a mask: nothing before s or past s[n-1] is read.")
+	a.i("MOVL $1, BX")
+	a.i("SHLL CX, BX")
+	a.i("DECL BX")
+	a.i("KMOVB BX, K2")
+	a.i("VMOVDQU64.Z (SI), K2, Z1")
+	a.i("VPCMPUQ $1, Z0, Z1, K2, K1")
+	a.i("VMOVDQU64 Z1, K1, 8(SI)")
+	a.i("KMOVB K1, AX")
+	a.i("POPCNTL AX, AX")
+	a.i("SUBQ AX, CX")
+	a.label("done")
+	a.i("MOVQ CX, ret+24(FP)")
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
+
 // maxScore returns the largest of s, NaN skipped (-Inf when none): each
 // lane keeps "x > acc ? x : acc", as the Go loop does, which is what
 // VMAXPS gives with the accumulator as its second source.
