@@ -73,41 +73,24 @@ func (b *beam) full() bool { return b.live >= b.k }
 // entry or the beam is not full, and drops what then falls behind the
 // k-th live entry. It reports whether the entry went in.
 func (b *beam) insert(g *Graph, st *storage, sc float32, slot uint32, deleted bool) bool {
-	e := b.e
 	key := scoreKey(sc)
-	// i: how many entries score above sc (a prefix). Vector compares of
-	// every entry cost less than a binary search's chain of dependent
-	// loads; without them, the search runs without branches: (key - k)
-	// >> 63 is 1 when an entry's key k is above key.
-	i, k := 0, uint64(key)
-	if vectorCount {
-		i = kernel.CountAbove(e, k<<32|(1<<32-1))
-	} else if n := len(e); n > 0 {
-		for n > 1 {
-			half := n / 2
-			i += half & -int((k-e[i+half-1]>>32)>>63)
-			n -= half
-		}
-		i += int((k - e[i]>>32) >> 63)
-	}
-	// Equal scores rank by id: read it only then.
-	if i < len(e) && uint32(e[i]>>32) == key {
-		id := g.idOf(st, slot)
-		for i < len(e) && uint32(e[i]>>32) == key && g.idOf(st, uint32(e[i]&beamSlot)) < id {
-			i++
-		}
-	}
-	if b.full() && i == len(e) {
-		return false
-	}
-	w := k<<32 | uint64(slot)
+	w := uint64(key)<<32 | uint64(slot)
 	if deleted {
 		w |= beamDead
 	}
-	e = append(e, 0)
-	copy(e[i+1:], e[i:])
-	e[i] = w
-	b.e = e
+	var i int
+	if vectorCount {
+		var ok bool
+		if i, ok = b.place(g, st, key, slot); !ok {
+			return false
+		}
+	} else if i = b.rank(g, st, key, slot); b.full() && i == len(b.e) {
+		return false
+	} else {
+		b.e = append(b.e, 0)
+		copy(b.e[i+1:], b.e[i:])
+	}
+	b.e[i] = w
 	b.first = min(b.first, i)
 	if deleted {
 		return true
@@ -126,6 +109,56 @@ func (b *beam) insert(g *Graph, st *storage, sc float32, slot uint32, deleted bo
 		b.bound = keyScore(uint32(b.e[n-1] >> 32))
 	}
 	return true
+}
+
+// place opens a gap for an entry of key and slot where it ranks: one
+// vector pass moves the entries behind it up (kernel.ShiftBelow), then
+// those of an equal score and a larger id. It reports false, moving
+// nothing, when the beam is full and its worst entry ranks first.
+func (b *beam) place(g *Graph, st *storage, key uint32, slot uint32) (int, bool) {
+	if n := len(b.e); b.full() {
+		last := b.e[n-1]
+		if k := uint32(last >> 32); k > key || k == key && g.idOf(st, uint32(last&beamSlot)) < g.idOf(st, slot) {
+			return 0, false
+		}
+	}
+	b.e = append(b.e, 0)
+	e := b.e
+	i := kernel.ShiftBelow(e, uint64(key)<<32)
+	// Equal scores rank by id: read it only then.
+	if i > 0 && uint32(e[i-1]>>32) == key {
+		id := g.idOf(st, slot)
+		for i > 0 && uint32(e[i-1]>>32) == key && g.idOf(st, uint32(e[i-1]&beamSlot)) > id {
+			e[i] = e[i-1]
+			i--
+		}
+	}
+	return i, true
+}
+
+// rank is where an entry of key and slot ranks: how many entries rank
+// before it, by a binary search that runs without branches ((key - k) >>
+// 63 is 1 when an entry's key k is above key), then by id among equal
+// scores.
+func (b *beam) rank(g *Graph, st *storage, key uint32, slot uint32) int {
+	e := b.e
+	i, k := 0, uint64(key)
+	if n := len(e); n > 0 {
+		for n > 1 {
+			half := n / 2
+			i += half & -int((k-e[i+half-1]>>32)>>63)
+			n -= half
+		}
+		i += int((k - e[i]>>32) >> 63)
+	}
+	// Equal scores rank by id: read it only then.
+	if i < len(e) && uint32(e[i]>>32) == key {
+		id := g.idOf(st, slot)
+		for i < len(e) && uint32(e[i]>>32) == key && g.idOf(st, uint32(e[i]&beamSlot)) < id {
+			i++
+		}
+	}
+	return i
 }
 
 // next marks the best unexpanded entry expanded and returns its slot;
