@@ -37,9 +37,9 @@ const (
 	beamSlot uint64 = beamDone - 1
 )
 
-// vectorCount: the kernel counts a beam's entries above a word in vector
-// compares on this CPU.
-var vectorCount = kernel.CountAboveIsVector()
+// vectorShift: the kernel opens a beam's gap in vector compares and moves
+// on this CPU (kernel.ShiftBelow).
+var vectorShift = kernel.ShiftBelowIsVector()
 
 // The flags sit above every slot.
 var _ = uint(beamDone - maxNodes)
@@ -79,7 +79,7 @@ func (b *beam) insert(g *Graph, st *storage, sc float32, slot uint32, deleted bo
 		w |= beamDead
 	}
 	var i int
-	if vectorCount {
+	if vectorShift {
 		var ok bool
 		if i, ok = b.place(g, st, key, slot); !ok {
 			return false

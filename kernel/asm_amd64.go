@@ -158,9 +158,6 @@ func maxAVX2(s *float32, n int) float32
 func firstAtLeastInt64AVX2(s *int64, n int, min int64) int
 
 //go:noescape
-func countAboveAVX512(s *uint64, n int, w uint64) int
-
-//go:noescape
 func shiftBelowAVX512(s *uint64, n int, w uint64) int
 
 //go:noescape

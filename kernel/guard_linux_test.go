@@ -43,21 +43,6 @@ func TestRecordEndingAtPageBoundary(t *testing.T) {
 	}
 }
 
-// TestCountAboveEndingAtPageBoundary: CountAbove's masked tail reads
-// nothing past the slice, which ends right before an unreadable page.
-func TestCountAboveEndingAtPageBoundary(t *testing.T) {
-	mem := beforeGuardPage(t)
-	page := len(mem)
-	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), page/8)
-	for i := range words {
-		words[i] = uint64(i)
-	}
-	for n := 0; n <= 40; n++ {
-		s := words[len(words)-n:]
-		require.Equal(t, countAboveGo(s, uint64(len(words)-n/2)), CountAbove(s, uint64(len(words)-n/2)), "n %d", n)
-	}
-}
-
 // TestShiftBelowEndingAtPageBoundary: ShiftBelow reads and writes nothing
 // past its slice, whose free last word ends right before an unreadable page.
 func TestShiftBelowEndingAtPageBoundary(t *testing.T) {

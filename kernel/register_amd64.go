@@ -85,7 +85,7 @@ func init() {
 	if !cpuid.CPU.Supports(cpuid.AVX512F) {
 		return
 	}
-	countAboveVector = true
+	shiftBelowVector = true
 	// Twice the AVX2 kernels' work per instruction: where one core is
 	// compute-bound (Intel Xeon, AMD Zen 4/5) they scan up to twice as fast.
 	avx512 := &Impl{Name: "avx512", rank: 30, readSum: readSum}

@@ -43,24 +43,14 @@ func FirstAtLeastInt64(s []int64, min int64) int {
 	return len(s)
 }
 
-// countAboveVector is set where CountAbove compares eight words an
-// instruction (AVX-512).
-var countAboveVector bool
+// shiftBelowVector is set where ShiftBelow compares and moves eight words
+// an instruction (AVX-512).
+var shiftBelowVector bool
 
-// CountAbove returns how many words of s are above w, unsigned. Over a
-// list sorted high to low it is the rank of w: the HNSW beam places an
-// entry by it, in compares that do not wait on each other as a binary
-// search's loads do.
-func CountAbove(s []uint64, w uint64) int {
-	if countAboveVector && len(s) > 0 {
-		return countAboveAVX512(&s[0], len(s), w)
-	}
-	return countAboveGo(s, w)
-}
-
-// CountAboveIsVector reports whether CountAbove runs in vector compares
-// here; where it does not, a binary search over a sorted list is cheaper.
-func CountAboveIsVector() bool { return countAboveVector }
+// ShiftBelowIsVector reports whether ShiftBelow runs in vector compares
+// here; where it does not, a binary search and one move place an entry in
+// a sorted list for less.
+func ShiftBelowIsVector() bool { return shiftBelowVector }
 
 // ShiftBelow moves the trailing words of s[:len(s)-1] that are below w,
 // unsigned, one place up, and returns the index of the gap they leave;
@@ -71,7 +61,7 @@ func ShiftBelow(s []uint64, w uint64) int {
 	if len(s) == 0 {
 		panic("kernel: ShiftBelow needs a free last word")
 	}
-	if countAboveVector {
+	if shiftBelowVector {
 		return shiftBelowAVX512(&s[0], len(s)-1, w)
 	}
 	return shiftBelowGo(s, w)
@@ -84,16 +74,6 @@ func shiftBelowGo(s []uint64, w uint64) int {
 		j--
 	}
 	return j
-}
-
-func countAboveGo(s []uint64, w uint64) int {
-	n := 0
-	for _, v := range s {
-		if v > w {
-			n++
-		}
-	}
-	return n
 }
 
 // maxBlocks is MaxScore over a multiple of 32 scores; nil means pure Go.

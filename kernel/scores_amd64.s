@@ -6,7 +6,7 @@
 
 // Score-vector kernels of kernel/scores.go, and the Int8 query's
 // quantization and record-widening loops of kernel/kinds.go (AVX2;
-// CountAbove's and ShiftBelow's AVX-512).
+// ShiftBelow's AVX-512).
 
 // func firstAtLeastAVX2(s *float32, n int, thr float32) int
 // Requires: n is a multiple of 32. Returns the first i with !(s[i] < thr)
@@ -159,59 +159,6 @@ found:
 
 hit:
 	BSFL DX, DX
-	ADDQ DX, AX
-	MOVQ AX, ret+24(FP)
-	VZEROUPPER
-	RET
-
-// func countAboveAVX512(s *uint64, n int, w uint64) int
-// Returns how many of s[0..n) are above w, unsigned. Requires AVX-512F.
-TEXT ·countAboveAVX512(SB), NOSPLIT, $0-32
-	MOVQ s+0(FP), SI
-	MOVQ n+8(FP), CX
-	VPBROADCASTQ w+16(FP), Z0
-	XORQ AX, AX
-	XORQ DX, DX
-
-pairs:
-	CMPQ CX, $16
-	JLT  eight
-	// K1, K2: w < s[i], eight words each.
-	VPCMPUQ $1, (SI), Z0, K1
-	VPCMPUQ $1, 64(SI), Z0, K2
-	KMOVB K1, BX
-	KMOVB K2, DI
-	POPCNTL BX, BX
-	POPCNTL DI, DI
-	ADDQ BX, AX
-	ADDQ DI, DX
-	ADDQ $128, SI
-	SUBQ $16, CX
-	JMP  pairs
-
-eight:
-	CMPQ CX, $8
-	JLT  tail
-	VPCMPUQ $1, (SI), Z0, K1
-	KMOVB K1, BX
-	POPCNTL BX, BX
-	ADDQ BX, AX
-	ADDQ $64, SI
-	SUBQ $8, CX
-
-tail:
-	TESTQ CX, CX
-	JZ   done
-	MOVL $1, BX
-	SHLL CX, BX
-	DECL BX
-	KMOVB BX, K2
-	VPCMPUQ $1, (SI), Z0, K2, K1
-	KMOVB K1, BX
-	POPCNTL BX, BX
-	ADDQ BX, AX
-
-done:
 	ADDQ DX, AX
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER

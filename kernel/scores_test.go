@@ -135,33 +135,6 @@ func TestFirstAtLeastInt64(t *testing.T) {
 	}
 }
 
-// TestCountAbove holds CountAbove (AVX-512 where the CPU has it) to the
-// word-at-a-time count at every length to 200, with equal words (never
-// counted), both extremes, and slices that start anywhere.
-func TestCountAbove(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 12))
-	for n := 0; n <= 200; n++ {
-		s := make([]uint64, n)
-		for i := range s {
-			s[i] = r.Uint64N(64) << 32
-			if r.IntN(20) == 0 {
-				s[i] = [2]uint64{0, math.MaxUint64}[r.IntN(2)]
-			}
-		}
-		ws := []uint64{0, math.MaxUint64, 1 << 63, r.Uint64N(64) << 32, r.Uint64N(64)<<32 | 1<<32 - 1}
-		if n > 0 {
-			ws = append(ws, s[r.IntN(n)])
-		}
-		for _, w := range ws {
-			require.Equal(t, countAboveGo(s, w), CountAbove(s, w), "n %d w %#x", n, w)
-			if n > 0 {
-				from := r.IntN(n)
-				require.Equal(t, countAboveGo(s[from:], w), CountAbove(s[from:], w), "n %d from %d", n, from)
-			}
-		}
-	}
-}
-
 // sortedWords is n words sorted high to low, keys (the high halves) from a
 // small range so that runs of equal keys occur, low halves at random.
 func sortedWords(r *rand.Rand, n int) []uint64 {

@@ -123,11 +123,10 @@ func kernelFiles() []*file {
 		k.kernel().gatherShort(int8f, "Requires: 1 <= groups <= 8; qp holds "+q+" of pdim 64*groups; n >= 0;",
 			"each record base+ids[i]*stride has 64*groups readable bytes.")
 	}
-	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go, and the Int8 query's\nquantization and record-widening loops of kernel/kinds.go (AVX2;\nCountAbove's and ShiftBelow's AVX-512)."}
+	scores := &file{name: "scores_amd64.s", doc: "Score-vector kernels of kernel/scores.go, and the Int8 query's\nquantization and record-widening loops of kernel/kinds.go (AVX2;\nShiftBelow's AVX-512)."}
 	firstAtLeast(scores)
 	maxScore(scores)
 	firstAtLeastInt64(scores)
-	countAbove(scores)
 	shiftBelow(scores)
 	elementwise(scores, "mulAVX2", "VMULPS", "s[i] *= v[i].")
 	elementwise(scores, "subAVX2", "VSUBPS", "s[i] -= v[i].")

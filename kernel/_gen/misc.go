@@ -105,60 +105,6 @@ func firstAtLeastInt64(f *file) {
 		"Requires: n is a multiple of 16. Returns the first i with s[i] >= min; or n.")
 }
 
-// countAbove counts the words of s above w, unsigned: two AVX-512
-// compares a round into masks whose bits are counted in two sums, then
-// one compare for eight more, then the last n%8 words under a mask (a
-// masked-off lane is not read, so nothing past s is).
-func countAbove(f *file) {
-	a := f.text("countAboveAVX512(s *uint64, n int, w uint64) int", "$0-32",
-		"Returns how many of s[0..n) are above w, unsigned. Requires AVX-512F.")
-	a.i("MOVQ s+0(FP), SI")
-	a.i("MOVQ n+8(FP), CX")
-	a.i("VPBROADCASTQ w+16(FP), Z0")
-	a.i("XORQ AX, AX")
-	a.i("XORQ DX, DX")
-	a.label("pairs")
-	a.i("CMPQ CX, $16")
-	a.i("JLT  eight")
-	a.comment("K1, K2: w < s[i], eight words each.")
-	a.i("VPCMPUQ $1, (SI), Z0, K1")
-	a.i("VPCMPUQ $1, 64(SI), Z0, K2")
-	a.i("KMOVB K1, BX")
-	a.i("KMOVB K2, DI")
-	a.i("POPCNTL BX, BX")
-	a.i("POPCNTL DI, DI")
-	a.i("ADDQ BX, AX")
-	a.i("ADDQ DI, DX")
-	a.i("ADDQ $128, SI")
-	a.i("SUBQ $16, CX")
-	a.i("JMP  pairs")
-	a.label("eight")
-	a.i("CMPQ CX, $8")
-	a.i("JLT  tail")
-	a.i("VPCMPUQ $1, (SI), Z0, K1")
-	a.i("KMOVB K1, BX")
-	a.i("POPCNTL BX, BX")
-	a.i("ADDQ BX, AX")
-	a.i("ADDQ $64, SI")
-	a.i("SUBQ $8, CX")
-	a.label("tail")
-	a.i("TESTQ CX, CX")
-	a.i("JZ   done")
-	a.i("MOVL $1, BX")
-	a.i("SHLL CX, BX")
-	a.i("DECL BX")
-	a.i("KMOVB BX, K2")
-	a.i("VPCMPUQ $1, (SI), Z0, K2, K1")
-	a.i("KMOVB K1, BX")
-	a.i("POPCNTL BX, BX")
-	a.i("ADDQ BX, AX")
-	a.label("done")
-	a.i("ADDQ DX, AX")
-	a.i("MOVQ AX, ret+24(FP)")
-	a.i("VZEROUPPER")
-	a.i("RET")
-}
-
 // shiftBelow moves the words of s[0..n) below w one place up, from the
 // end down, and stops at the first word that is not below w: over a list
 // sorted high to low that opens the gap where w's rank puts it, in one
