@@ -117,6 +117,9 @@ func (b *beam) insert(g *Graph, st *storage, sc float32, slot uint32, deleted bo
 // nothing, when the beam is full and its worst entry ranks first.
 func (b *beam) place(g *Graph, st *storage, key uint32, slot uint32) (int, bool) {
 	if n := len(b.e); b.full() {
+		if n == 0 { // a beam of k 0 takes nothing, as rank's path
+			return 0, false
+		}
 		last := b.e[n-1]
 		if k := uint32(last >> 32); k > key || k == key && g.idOf(st, uint32(last&beamSlot)) < g.idOf(st, slot) {
 			return 0, false

@@ -1,6 +1,7 @@
 package hnsw
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,8 +14,31 @@ import (
 
 // TestBeamWalksAsTheHeaps: from the same entries, searchLayer's beam keeps
 // the nodes the heap walk keeps, in the same order, with deleted nodes on
-// the way, ties broken by id, and small and large ef.
+// the way, ties broken by id, and small and large ef; placing entries by
+// the binary search and, where the CPU has it, by kernel.ShiftBelow.
 func TestBeamWalksAsTheHeaps(t *testing.T) {
+	for _, vector := range slices.Compact([]bool{false, vectorShift}) {
+		t.Run(fmt.Sprintf("vector=%v", vector), func(t *testing.T) {
+			defer func(was bool) { vectorShift = was }(vectorShift)
+			vectorShift = vector
+			beamWalksAsTheHeaps(t)
+		})
+	}
+}
+
+// TestBeamOfNone: a beam kept to no entries takes none, either way.
+func TestBeamOfNone(t *testing.T) {
+	for _, vector := range []bool{false, vectorShift} {
+		defer func(was bool) { vectorShift = was }(vectorShift)
+		vectorShift = vector
+		var b beam
+		b.reset(0)
+		require.False(t, b.insert(nil, nil, 1, 7, false), "vector %v", vector)
+		require.Empty(t, b.e)
+	}
+}
+
+func beamWalksAsTheHeaps(t *testing.T) {
 	const dim = 32
 	n := sized(3000, 800)
 	set, err := fixture.Generate("clustered", n, 1, dim)
