@@ -7,6 +7,7 @@ import (
 
 	"github.com/astral-engine/astral/internal/match"
 	"github.com/astral-engine/astral/internal/pool"
+	"github.com/astral-engine/astral/internal/radix"
 	"github.com/astral-engine/astral/internal/score"
 )
 
@@ -102,6 +103,7 @@ type builder struct {
 	groups []int // starts of runs of edges with one target and level
 	keys   []uint64
 	sorted []edge
+	keyTmp []uint64 // the radix sort's second buffer
 }
 
 // maxBatch bounds a deterministic Build's batch.
@@ -262,15 +264,18 @@ func (b *builder) batches() {
 
 // sortEdges orders the batch's edges by target, level and source. They
 // were appended source by source, so a stable order by target and level
-// is that order: one word an edge (target, level, then its index) sorts
-// without a comparison function.
+// is that order: one word an edge (target, level, then its index), sorted
+// by a radix sort that leaves the index bytes in the order they came.
 func (b *builder) sortEdges() {
 	keys := b.keys[:0]
 	for i, e := range b.edges {
 		keys = append(keys, uint64(e.dst)<<32|uint64(e.level)<<24|uint64(i))
 	}
 	b.keys = keys
-	slices.Sort(keys)
+	if cap(b.keyTmp) < len(keys) {
+		b.keyTmp = make([]uint64, len(keys), 2*len(keys))
+	}
+	radix.Sort(keys, b.keyTmp[:len(keys)], 3)
 	sorted := b.sorted[:0]
 	for _, k := range keys {
 		sorted = append(sorted, b.edges[k&(1<<24-1)])

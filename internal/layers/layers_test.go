@@ -88,7 +88,7 @@ func is(names ...string) func(string) bool {
 func anything(string) bool { return true }
 
 // helper reports whether p is one of the internal helpers that know no index.
-var helper = is("internal/pool", "internal/crc32c", "internal/fpenv", "internal/fixture", "internal/match", "internal/mem", "internal/rank", "internal/slotmap")
+var helper = is("internal/pool", "internal/crc32c", "internal/fpenv", "internal/fixture", "internal/match", "internal/mem", "internal/radix", "internal/rank", "internal/slotmap")
 
 var rules = []rule{
 	{from: is("kernel"), forbidden: anything, why: "kernel imports nothing of this module"},

@@ -6,6 +6,8 @@ package match
 import (
 	"slices"
 	"sync/atomic"
+
+	"github.com/astral-engine/astral/internal/radix"
 )
 
 // Attr is the part of a record's attributes that queries read, kept beside
@@ -79,7 +81,7 @@ func (s *IDSet) Build(ids, scratch []uint64) []uint64 {
 	copy(set, ids)
 	if !slices.IsSorted(set) {
 		if n >= radixMin {
-			radixSort(set, scratch[n:])
+			radix.Sort(set, scratch[n:], 0)
 		} else {
 			slices.Sort(set)
 		}
@@ -88,52 +90,9 @@ func (s *IDSet) Build(ids, scratch []uint64) []uint64 {
 	return scratch
 }
 
-// radixMin is the list length from which radixSort beats slices.Sort
+// radixMin is the list length from which radix.Sort beats slices.Sort
 // (BenchmarkSortIDs).
 const radixMin = 700
-
-// radixSort sorts a ascending, a byte of the ids at a time from the
-// lowest, with tmp (as long as a) as the other buffer. Only the bytes some
-// id sets are sorted on: game ids are usually small, so a list of them
-// takes two or three passes, each a few instructions an id, against the
-// comparison sort's mispredicted branches.
-func radixSort(a, tmp []uint64) {
-	var bits uint64
-	for _, v := range a {
-		bits |= v
-	}
-	var counts [8][256]int
-	digits := 0
-	for bits>>(8*digits) != 0 {
-		digits++
-	}
-	for _, v := range a {
-		for d := range digits {
-			counts[d][byte(v>>(8*d))]++
-		}
-	}
-	src, dst := a, tmp
-	for d := range digits {
-		c := &counts[d]
-		if c[byte(src[0]>>(8*d))] == len(a) {
-			continue // every id has this byte
-		}
-		sum := 0
-		for i, k := range c {
-			c[i], sum = sum, sum+k
-		}
-		shift := 8 * d
-		for _, v := range src {
-			b := byte(v >> shift)
-			dst[c[b]] = v
-			c[b]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &a[0] {
-		copy(a, src)
-	}
-}
 
 // Len is the number of distinct ids.
 func (s *IDSet) Len() int { return len(s.ids) }
