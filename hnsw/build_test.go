@@ -51,10 +51,11 @@ func TestReusedSelectionsChangeNothing(t *testing.T) {
 	}
 }
 
-// TestInt8SelectsAsRows: the Int8 heuristic (kept nodes gathered a few at
-// a time, clean candidates scored by column) keeps what the one-by-one
-// check (rowSelect) keeps, for every adjustment, for lists of a new
-// node's size and of a full list, with and without clean marks.
+// TestInt8SelectsAsRows: the Int8 heuristic (the first kept node scoring
+// the candidates by windows, the others gathered a few at a time, clean
+// candidates scored by column) keeps what the one-by-one check (rowSelect)
+// keeps, for every adjustment, for lists of a new node's size and of a
+// full list, with and without clean marks.
 func TestInt8SelectsAsRows(t *testing.T) {
 	const dim = 48
 	n := sized(3000, 800)

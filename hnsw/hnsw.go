@@ -731,6 +731,18 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		}
 		s.selWorst = worst
 	}
+	// Without the clean marks, Int8 scores the first kept node against
+	// the candidates after it a window at a time (into first, up to
+	// firstEnd): most pruned candidates are closer to it than to the base,
+	// and one call for a window costs less than a row call each.
+	var first []float32
+	firstEnd := 0
+	if byCandidate && !columns {
+		if cap(s.selWorst) < len(cands) {
+			s.selWorst = make([]float32, len(cands))
+		}
+		first = s.selWorst[:len(cands)]
+	}
 	for j, e := range cands {
 		if len(sel) >= m {
 			break
@@ -740,6 +752,12 @@ func (g *Graph) selectNeighbors(st *storage, s *Searcher, cands []score.Entry, m
 		switch {
 		case clean:
 			good = !(worst[j] > e.Score)
+		case len(kept) > 0 && byCandidate && !columns:
+			if j >= firstEnd {
+				firstEnd = min(j+firstWindow, len(cands))
+				g.scoreAgainst(st, s, kept[0], cands[j:firstEnd], first[j:firstEnd])
+			}
+			good = !(first[j] > e.Score) && (len(kept) == 1 || g.fartherThanKept(st, s, e, kept[1:]))
 		case len(kept) > 0 && byCandidate:
 			good = g.fartherThanKept(st, s, e, kept)
 		case len(kept) > 0:
@@ -804,11 +822,7 @@ func (g *Graph) fartherThanKept(st *storage, s *Searcher, e score.Entry, kept []
 }
 
 // scoreColumn raises worst[i] to the score of each clean rest[i] as the
-// query against the Int8 record of k, bit for bit what selectNeighbors'
-// row would give: an Int8 score is float32(the integer dot) times the
-// query's multiplier, so one call with k's codes as the query (multiplier
-// 1) yields the integer dots of all of them, and each candidate's own
-// multiplier and term follow as its row applies them.
+// query against the Int8 record of k (columnScores).
 func (g *Graph) scoreColumn(st *storage, s *Searcher, k uint32, rest []score.Entry, worst []float32) {
 	targets, at := s.colSlots[:0], s.colAt[:0]
 	for i, e := range rest {
@@ -820,20 +834,47 @@ func (g *Graph) scoreColumn(st *storage, s *Searcher, k uint32, rest []score.Ent
 	if len(targets) == 0 {
 		return
 	}
-	qp := kernel.Int8RecordQuery(s.selScratch, g.record(st, k), 1)
 	if cap(s.colOut) < len(targets) {
 		s.colOut = make([]float32, len(targets))
 	}
-	dots := s.colOut[:len(targets)]
-	s.prof.selected(len(targets))
-	g.kern.ScanIDs(qp, st.bytes, g.bstride, targets, dots)
-	for i, t := range targets {
-		mul, own := g.queryTerms(st, t)
-		if sc := g.scoreOf(st, k, float32(dots[i]*mul), own); sc > worst[at[i]] {
+	scores := s.colOut[:len(targets)]
+	g.columnScores(st, s, k, targets, scores)
+	for i, sc := range scores {
+		if sc > worst[at[i]] {
 			worst[at[i]] = sc
 		}
 	}
 }
+
+// scoreAgainst sets out[i] to the score of rest[i] as the query against
+// the Int8 record of k (columnScores).
+func (g *Graph) scoreAgainst(st *storage, s *Searcher, k uint32, rest []score.Entry, out []float32) {
+	targets := s.colSlots[:0]
+	for _, e := range rest {
+		targets = append(targets, e.Slot)
+	}
+	s.colSlots = targets
+	g.columnScores(st, s, k, targets, out)
+}
+
+// columnScores sets out[i] to the score of targets[i] as the query against
+// the Int8 record of k, bit for bit what selectNeighbors' row would give:
+// an Int8 score is float32(the integer dot) times the query's multiplier,
+// so one call with k's codes as the query (multiplier 1) yields the
+// integer dots of all of them, and each target's own multiplier and term
+// follow as its row applies them.
+func (g *Graph) columnScores(st *storage, s *Searcher, k uint32, targets []uint32, out []float32) {
+	qp := kernel.Int8RecordQuery(s.selScratch, g.record(st, k), 1)
+	s.prof.selected(len(targets))
+	g.kern.ScanIDs(qp, st.bytes, g.bstride, targets, out)
+	for i, t := range targets {
+		mul, own := g.queryTerms(st, t)
+		out[i] = g.scoreOf(st, k, float32(out[i]*mul), own)
+	}
+}
+
+// firstWindow is how many candidates the first kept node scores a call.
+const firstWindow = 16
 
 // ownLinks is how many links an inserted node selects on level l.
 func (g *Graph) ownLinks(l int) int {
