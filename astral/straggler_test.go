@@ -14,9 +14,12 @@ import (
 
 // straggler holds flat participant 0 (a worker's share with one worker)
 // before its first block of one budgeted search, as if the OS had
-// descheduled its thread mid-share, until release is closed. If
-// holdBackup is set, it also runs once before the first block of the
-// caller's backup of that share (participant 2 with one worker).
+// descheduled its thread mid-share, until release is closed. The caller's
+// backup of that share (participant 2 with one worker) waits before its
+// first block until the worker is held: on a loaded machine a worker can
+// claim its share and still be descheduled for longer than the caller's
+// share and backup take, and the tests mean a worker held inside its
+// share. If holdBackup is set, it also runs once there.
 type straggler struct {
 	armed, backupArmed atomic.Bool
 	began              chan struct{}
@@ -33,8 +36,11 @@ func holdWorker(t *testing.T, holdBackup func(*straggler)) *straggler {
 			close(s.began)
 			<-s.release
 		}
-		if participant == 2 && s.backupArmed.CompareAndSwap(true, false) {
-			holdBackup(s)
+		if participant == 2 {
+			s.awaitBegan()
+			if s.backupArmed.CompareAndSwap(true, false) {
+				holdBackup(s)
+			}
 		}
 	}
 	// A failing test must not leave the worker held: Close would wait.
@@ -43,6 +49,22 @@ func holdWorker(t *testing.T, holdBackup func(*straggler)) *straggler {
 }
 
 func (s *straggler) free() { s.once.Do(func() { close(s.release) }) }
+
+// awaitBegan waits until the worker is held, or 10 s: past that the
+// test's own check reports a worker that never began.
+func (s *straggler) awaitBegan() {
+	select {
+	case <-s.began:
+		return
+	default:
+	}
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-s.began:
+	case <-timer.C:
+	}
+}
 
 // queryHeld runs one budgeted query whose worker h holds, and returns its
 // answer, coverage and time.
