@@ -14,12 +14,13 @@ import (
 
 // straggler holds flat participant 0 (a worker's share with one worker)
 // before its first block of one budgeted search, as if the OS had
-// descheduled its thread mid-share, until release is closed. The caller's
-// backup of that share (participant 2 with one worker) waits before its
-// first block until the worker is held: on a loaded machine a worker can
-// claim its share and still be descheduled for longer than the caller's
-// share and backup take, and the tests mean a worker held inside its
-// share. If holdBackup is set, it also runs once there.
+// descheduled its thread mid-share, until release is closed. The caller
+// (participant 1) and its backup of that share (participant 2) wait
+// before their blocks until the worker is held: on a loaded machine a
+// worker can claim its share, or not even claim it, until after the
+// caller's share and backup are done or the deadline has passed, and the
+// tests mean a worker held inside its share. If holdBackup is set, it
+// also runs once before the backup's first block.
 type straggler struct {
 	armed, backupArmed atomic.Bool
 	began              chan struct{}
@@ -36,11 +37,11 @@ func holdWorker(t *testing.T, holdBackup func(*straggler)) *straggler {
 			close(s.began)
 			<-s.release
 		}
-		if participant == 2 {
+		if participant == 1 || participant == 2 {
 			s.awaitBegan()
-			if s.backupArmed.CompareAndSwap(true, false) {
-				holdBackup(s)
-			}
+		}
+		if participant == 2 && s.backupArmed.CompareAndSwap(true, false) {
+			holdBackup(s)
 		}
 	}
 	// A failing test must not leave the worker held: Close would wait.
