@@ -90,6 +90,7 @@ func stress(t *testing.T, kind Kind) {
 	}
 	var stop atomic.Bool
 	var saves atomic.Int64
+	var maxGen atomic.Uint64 // the largest header generation saver 1's file had
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	report := func(err error) {
@@ -111,6 +112,14 @@ func stress(t *testing.T, kind Kind) {
 					// Half-way, let two saves finish under load however
 					// slow saving is here (qemu, -race).
 					for deadline := time.Now().Add(time.Minute); saves.Load() < 2 && time.Now().Before(deadline); {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				if k == opsPer-1 && kind == KindIVF {
+					// Before the last operation, let saver 1 append to its
+					// file at least once, however late a loaded machine
+					// scheduled it.
+					for deadline := time.Now().Add(time.Minute); maxGen.Load() <= 1 && time.Now().Before(deadline); {
 						time.Sleep(time.Millisecond)
 					}
 				}
@@ -179,7 +188,6 @@ func stress(t *testing.T, kind Kind) {
 	// snapshots (a reservoir) for the checks.
 	const keep = 25
 	path := filepath.Join(t.TempDir(), "stress.idx")
-	var maxGen atomic.Uint64 // the largest header generation saver 1's file had
 	var snaps []snapshot
 	var swg sync.WaitGroup
 	var smu sync.Mutex
